@@ -1,0 +1,97 @@
+# sitd — userspace SIT (6in4) and IPIP tunnels.
+#
+#   make              build build/sitd (-O2)
+#   make check        unit tests (plain and ASan+UBSan), fuzzers on the corpus,
+#                     then the integration tests (root, network namespaces)
+#   make unit         unit tests only;  make fuzz  fuzzers only
+#   make CC=clang     any target with clang
+#
+# V=1 shows the full command lines.
+
+CC ?= cc
+CLANG ?= clang
+O ?= build
+FUZZ_SECONDS ?= 10
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
+	-Wmissing-prototypes -Wmissing-declarations -Wold-style-definition -Wformat=2 \
+	-Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough -Wswitch-enum -Wdate-time
+CSTD := -std=gnu11
+CPPFLAGS += -D_GNU_SOURCE -Isrc -Isrc/core -Isrc/io
+CFLAGS ?= -O2 -g
+CFLAGS += $(CSTD) $(WARN) -fno-strict-aliasing -MMD -MP
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+Q := $(if $(V),,@)
+say = $(if $(V),,@printf '  %-6s %s\n' $(1) $(2);)
+
+CORE_SRCS := $(wildcard src/core/*.c) src/cli.c
+APP_SRCS := $(wildcard src/io/*.c) src/main.c
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+
+CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
+APP_OBJS := $(APP_SRCS:%.c=$(O)/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/unit/%)
+ASAN_CORE_OBJS := $(CORE_SRCS:%.c=$(O)/asan/%.o)
+ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/asan/unit/%)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
+
+.PHONY: all unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
+all: $(O)/sitd
+
+$(O)/sitd: $(CORE_OBJS) $(APP_OBJS)
+	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -O1 -c -o $@ $<
+
+# Unit tests: cmocka, one binary per file, linked against the real core.
+$(O)/unit/%: tests/unit/%.c $(CORE_OBJS) tests/unit/pktgen.h
+	@mkdir -p $(@D)
+	$(call say,TEST,$@)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(CORE_OBJS) -lcmocka
+
+$(O)/asan/unit/%: tests/unit/%.c $(ASAN_CORE_OBJS) tests/unit/pktgen.h
+	@mkdir -p $(@D)
+	$(call say,TEST-SAN,$@)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(SAN) -O1 -o $@ $< $(ASAN_CORE_OBJS) -lcmocka
+
+# The daemon under ASan and UBSan, for the integration tests.
+sitd-asan: $(O)/asan/sitd
+$(O)/asan/sitd: $(ASAN_CORE_OBJS) $(APP_SRCS:%.c=$(O)/asan/%.o)
+	$(call say,LD-SAN,$@)$(CC) $(CFLAGS) $(SAN) -o $@ $^ -lpthread
+
+unit: $(UNIT_BINS)
+	$(Q)tests/unit/run.sh $(UNIT_BINS)
+
+unit-asan: $(ASAN_UNIT_BINS)
+	$(Q)tests/unit/run.sh $(ASAN_UNIT_BINS)
+
+# Fuzzers: libFuzzer (clang), each run for FUZZ_SECONDS on its committed corpus.
+FUZZ_FLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(O)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS)
+	@mkdir -p $(@D)
+	$(call say,FUZZ,$@)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRCS)
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+integration: $(O)/sitd $(O)/asan/sitd
+	$(Q)tests/integration/run.sh
+
+# The core may not do I/O, print, exit or allocate (DESIGN.md section 3).
+lint-core:
+	$(Q)! grep -nE '\b(printf|fprintf|puts|perror|exit|abort|malloc|calloc|realloc|free|read|write|send|recv|socket|ioctl)\s*\(' src/core/*.c src/core/*.h src/cli.c \
+		|| { echo "core/ must stay pure: see the lines above"; exit 1; }
+
+check: lint-core unit unit-asan fuzz integration
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+#include "cli.h"
+
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+void sitd_conf_defaults(struct sitd_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = SITD_MODE_ANY;
+	c->pmtudisc = true;
+}
+
+unsigned sitd_mtu_min(enum sitd_mode m)
+{
+	return m == SITD_MODE_IPIP ? IPV4_MIN_MTU : IPV6_MIN_MTU;
+}
+
+unsigned sitd_mtu_max(enum sitd_mode m)
+{
+	(void)m;
+	return IP_MAX_LEN - OUTER_HDR_LEN;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The kernel's dev_valid_name(): 1..15 bytes, not "." or "..", no '/', ':' or space. */
+static bool valid_ifname(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= SITD_IFNAMSIZ || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || *s == ' ' || (*s >= '\t' && *s <= '\r'))
+			return false;
+	return true;
+}
+
+/* A whole string as an unsigned number with strtoul's base rules, at most max. */
+static bool parse_uint(const char *s, int base, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	v = strtoul(s, &end, base);
+	if (*end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_addr4(const char *s, uint32_t *out)
+{
+	uint8_t b[4];
+
+	if (inet_pton(AF_INET, s, b) != 1)
+		return false;
+	*out = rd32(b);
+	return true;
+}
+
+static bool addr_is_unicast(uint32_t a)
+{
+	return a != 0 && a != 0xffffffffu && !ip4_addr_is_multicast(a);
+}
+
+enum seen {
+	SEEN_MODE = 1 << 0, SEEN_REMOTE = 1 << 1, SEEN_LOCAL = 1 << 2, SEEN_TTL = 1 << 3,
+	SEEN_TOS = 1 << 4, SEEN_PMTU = 1 << 5, SEEN_DEV = 1 << 6, SEEN_MTU = 1 << 7,
+};
+
+int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen)
+{
+	unsigned seen = 0;
+	unsigned long v;
+
+	sitd_conf_defaults(c);
+	if (errlen)
+		err[0] = '\0';
+
+#define NEXT_ARG()                                                                          \
+	do {                                                                                \
+		if (++i >= argc)                                                            \
+			return fail(err, errlen, "\"%s\" needs a value", argv[i - 1]);      \
+	} while (0)
+#define ONCE(bit)                                                                           \
+	do {                                                                                \
+		if (seen & (bit))                                                           \
+			return fail(err, errlen, "\"%s\" given twice", argv[i]);           \
+		seen |= (bit);                                                              \
+	} while (0)
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "mode")) {
+			ONCE(SEEN_MODE);
+			NEXT_ARG();
+			a = argv[i];
+			if (!strcmp(a, "sit") || !strcmp(a, "ipv6/ip") || !strcmp(a, "ip6ip"))
+				c->mode = SITD_MODE_SIT;
+			else if (!strcmp(a, "ipip") || !strcmp(a, "ip/ip"))
+				c->mode = SITD_MODE_IPIP;
+			else if (!strcmp(a, "any"))
+				c->mode = SITD_MODE_ANY;
+			else
+				return fail(err, errlen,
+					    "unknown tunnel mode \"%s\": expected sit, ipip or any", a);
+		} else if (!strcmp(a, "remote")) {
+			ONCE(SEEN_REMOTE);
+			NEXT_ARG();
+			if (!strcmp(argv[i], "any"))
+				return fail(err, errlen,
+					    "\"remote any\" is not supported: sitd needs the remote's address");
+			if (!parse_addr4(argv[i], &c->remote) || !addr_is_unicast(c->remote))
+				return fail(err, errlen,
+					    "invalid \"remote\" address \"%s\": expected a unicast IPv4 address",
+					    argv[i]);
+		} else if (!strcmp(a, "local")) {
+			ONCE(SEEN_LOCAL);
+			NEXT_ARG();
+			if (!strcmp(argv[i], "any"))
+				c->local = 0;
+			else if (!parse_addr4(argv[i], &c->local) || !addr_is_unicast(c->local))
+				return fail(err, errlen,
+					    "invalid \"local\" address \"%s\": expected a unicast IPv4 address or any",
+					    argv[i]);
+		} else if (!strcmp(a, "ttl") || !strcmp(a, "hoplimit") || !strcmp(a, "hlim")) {
+			ONCE(SEEN_TTL);
+			NEXT_ARG();
+			if (!strcmp(argv[i], "inherit"))
+				c->ttl = 0;
+			else if (parse_uint(argv[i], 0, 255, &v))
+				c->ttl = (uint8_t)v;
+			else
+				return fail(err, errlen,
+					    "invalid \"%s\" value \"%s\": expected 1..255 or inherit", a,
+					    argv[i]);
+		} else if (!strcmp(a, "tos") || !strcmp(a, "tclass") || !strcmp(a, "dsfield")) {
+			const char *val;
+
+			ONCE(SEEN_TOS);
+			NEXT_ARG();
+			val = argv[i];
+			c->tos = 0;
+			if (!strncmp(val, "inherit", 7) && (val[7] == '\0' || val[7] == '/')) {
+				c->tos = SITD_TOS_INHERIT;
+				val = val[7] ? val + 8 : NULL;
+			}
+			if (val) {
+				if (!parse_uint(val, 16, 255, &v))
+					return fail(err, errlen,
+						    "invalid \"%s\" value \"%s\": expected 00..ff, inherit or inherit/00..ff",
+						    a, argv[i]);
+				c->tos |= (uint8_t)v;
+			}
+		} else if (!strcmp(a, "pmtudisc") || !strcmp(a, "nopmtudisc")) {
+			ONCE(SEEN_PMTU);
+			c->pmtudisc = a[0] == 'p';
+		} else if (!strcmp(a, "dev")) {
+			ONCE(SEEN_DEV);
+			NEXT_ARG();
+			if (!valid_ifname(argv[i]))
+				return fail(err, errlen, "invalid \"dev\" name \"%s\"", argv[i]);
+			strcpy(c->dev, argv[i]);
+		} else if (!strcmp(a, "mtu")) {
+			ONCE(SEEN_MTU);
+			NEXT_ARG();
+			if (!parse_uint(argv[i], 10, 65535, &v) || v == 0)
+				return fail(err, errlen, "invalid \"mtu\" value \"%s\"", argv[i]);
+			c->mtu = (uint32_t)v;
+		} else {
+			if (!strcmp(a, "name"))
+				NEXT_ARG();
+			else if (!strcmp(a, "help"))
+				return fail(err, errlen, "help");
+			if (c->name[0])
+				return fail(err, errlen,
+					    "unexpected \"%s\": the name is already \"%s\" (unknown keyword?)",
+					    argv[i], c->name);
+			if (!valid_ifname(argv[i]))
+				return fail(err, errlen,
+					    "invalid tunnel name \"%s\": 1 to 15 bytes, no '/', ':' or spaces",
+					    argv[i]);
+			strcpy(c->name, argv[i]);
+		}
+	}
+#undef NEXT_ARG
+#undef ONCE
+
+	if (!c->name[0])
+		return fail(err, errlen, "missing tunnel name");
+	/* As iproute2: without a mode, the name's prefix decides. */
+	if (!(seen & SEEN_MODE)) {
+		if (!strncmp(c->name, "sit", 3))
+			c->mode = SITD_MODE_SIT;
+		else if (!strncmp(c->name, "ipip", 4))
+			c->mode = SITD_MODE_IPIP;
+		else
+			return fail(err, errlen,
+				    "cannot determine tunnel mode: give \"mode sit\", \"mode ipip\" or \"mode any\"");
+	}
+	if (!(seen & SEEN_REMOTE))
+		return fail(err, errlen, "missing \"remote ADDR\"");
+	if (c->ttl && !c->pmtudisc)
+		return fail(err, errlen, "ttl != 0 and nopmtudisc are incompatible");
+	if (c->mtu && (c->mtu < sitd_mtu_min(c->mode) || c->mtu > sitd_mtu_max(c->mode)))
+		return fail(err, errlen, "invalid \"mtu\" value %u: %s tunnels take %u..%u", c->mtu,
+			    c->mode == SITD_MODE_IPIP ? "ipip" : "sit", sitd_mtu_min(c->mode),
+			    sitd_mtu_max(c->mode));
+	return 0;
+}
+
+static const char *mode_str(enum sitd_mode m)
+{
+	switch (m) {
+	case SITD_MODE_SIT:
+		return "ipv6/ip";
+	case SITD_MODE_IPIP:
+		return "ip/ip";
+	case SITD_MODE_ANY:
+		break;
+	}
+	return "any/ip";
+}
+
+size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len)
+{
+	char r[INET_ADDRSTRLEN] = "any", l[INET_ADDRSTRLEN] = "any", ttl[16] = "inherit";
+	char tos[32] = "";
+	uint8_t b[4];
+	int n;
+
+	if (c->remote) {
+		wr32(b, c->remote);
+		inet_ntop(AF_INET, b, r, sizeof(r));
+	}
+	if (c->local) {
+		wr32(b, c->local);
+		inet_ntop(AF_INET, b, l, sizeof(l));
+	}
+	if (c->ttl)
+		snprintf(ttl, sizeof(ttl), "%u", c->ttl);
+	if (c->tos == SITD_TOS_INHERIT)
+		snprintf(tos, sizeof(tos), " tos inherit");
+	else if (c->tos & SITD_TOS_INHERIT)
+		snprintf(tos, sizeof(tos), " tos inherit/0x%x", c->tos & ~SITD_TOS_INHERIT);
+	else if (c->tos)
+		snprintf(tos, sizeof(tos), " tos 0x%x", c->tos);
+	n = snprintf(buf, len, "%s: %s remote %s local %s%s%s ttl %s%s%s", c->name,
+		     mode_str(c->mode), r, l, c->dev[0] ? " dev " : "", c->dev, ttl, tos,
+		     c->pmtudisc ? "" : " nopmtudisc");
+	return n < 0 ? 0 : (size_t)n;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command line, in `ip tunnel` grammar:
+ *
+ *   sitd [name] NAME [mode {sit|ipip|any}] remote ADDR [local {ADDR|any}]
+ *        [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]
+ *        [pmtudisc|nopmtudisc] [dev IFACE] [mtu N]
+ *
+ * Keywords and aliases as iproute2 spells them (hoplimit and hlim for ttl, tclass and
+ * dsfield for tos; ipv6/ip and ip6ip for sit, ip/ip for ipip), matched exactly: no
+ * prefixes.  Pure: no I/O, the error is returned as text.
+ */
+#ifndef SITD_CLI_H
+#define SITD_CLI_H
+
+#include <stddef.h>
+
+#include "conf.h"
+
+/* Defaults as `ip tunnel add` has them: ttl inherit, tos 0, pmtudisc. */
+void sitd_conf_defaults(struct sitd_conf *c);
+
+/*
+ * Parse the arguments after the program name into *c.  Returns 0, or -1 with one line
+ * naming the bad argument in err.
+ */
+int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen);
+
+/* Format the tunnel as `ip tunnel show` does ("NAME: ipv6/ip remote A local B ttl inherit"). */
+size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len);
+
+/* The kernel's device MTU bounds: sit 1280 and ipip 68, up to 65535 - 20. */
+unsigned sitd_mtu_min(enum sitd_mode m);
+unsigned sitd_mtu_max(enum sitd_mode m);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* One tunnel's configuration, as the command line states it. */
+#ifndef SITD_CONF_H
+#define SITD_CONF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sitd_mode {
+	SITD_MODE_ANY = 0,		/* IPv6 and IPv4, by inner version (sit "any") */
+	SITD_MODE_IPIP = 4,		/* IPv4 in IPv4, protocol 4 (RFC 2003) */
+	SITD_MODE_SIT = 41,		/* IPv6 in IPv4, protocol 41 (RFC 4213) */
+};
+
+#define SITD_IFNAMSIZ 16
+#define SITD_TOS_INHERIT 1u	/* as the kernel's ip_tunnel_parm: bit 0 of tos */
+
+struct sitd_conf {
+	char name[SITD_IFNAMSIZ];
+	char dev[SITD_IFNAMSIZ];	/* underlay device, "" = any */
+	enum sitd_mode mode;
+	uint32_t remote;		/* outer addresses, host order of the wire bytes */
+	uint32_t local;			/* 0 = any: routing picks the source */
+	uint8_t ttl;			/* 0 = inherit the inner TTL / hop limit */
+	uint8_t tos;			/* SITD_TOS_INHERIT, or a fixed DS field */
+	bool pmtudisc;
+	uint32_t mtu;			/* 0 = underlay MTU - 20, as the kernel */
+};
+
+static inline bool sitd_mode_carries(enum sitd_mode m, unsigned ip_version)
+{
+	if (m == SITD_MODE_ANY)
+		return ip_version == 4 || ip_version == 6;
+	return (m == SITD_MODE_SIT && ip_version == 6) || (m == SITD_MODE_IPIP && ip_version == 4);
+}
+
+/* Outer protocol for an inner packet of this version: 41 for IPv6, 4 for IPv4. */
+static inline uint8_t sitd_outer_proto(unsigned ip_version)
+{
+	return ip_version == 6 ? SITD_MODE_SIT : SITD_MODE_IPIP;
+}
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ICMP error builders.  Pure: they write a complete IP packet (headers and checksums)
+ * into `out` and return its length, or 0 when the rules forbid an error for this packet,
+ * in which case nothing is promised about `out`.
+ */
+#ifndef SITD_ICMP_H
+#define SITD_ICMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	ICMP6_DST_UNREACH = 1, ICMP6_PACKET_TOO_BIG = 2, ICMP6_TIME_EXCEEDED = 3,
+	ICMP4_DEST_UNREACH = 3, ICMP4_TIME_EXCEEDED = 11,
+	ICMP4_FRAG_NEEDED = 4,	/* code of DEST_UNREACH */
+	ICMP_ERR_HOPLIMIT = 64,
+};
+
+/*
+ * ICMPv6 error about the IPv6 packet `pkt` (RFC 4443), quoting as much of it as fits in
+ * 1280 bytes (2.4(c)).  `src` is the error's source address (16 bytes), or NULL to use the
+ * offending packet's destination.  Declines (returns 0) when RFC 4443 2.4(e) forbids an
+ * error: the packet is itself an ICMPv6 error, or its source is multicast or unspecified,
+ * or its destination is multicast (allowed for Packet Too Big, but then there is no
+ * unicast source to send it from unless `src` is given); also when `cap` < 1280 and the
+ * packet is malformed.
+ */
+size_t sitd_icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			const uint8_t *src, const uint8_t *pkt, size_t len);
+
+/*
+ * ICMPv4 error about the IPv4 packet `pkt` (RFC 792), quoting as much as fits in 576
+ * bytes (RFC 1812 4.3.2.3).  `info` is the 32-bit word after the checksum: for
+ * Fragmentation Needed, the next-hop MTU in its low 16 bits (RFC 1191 4).  `src` is the
+ * error's source in host order of the wire bytes, or 0 to use the packet's destination.
+ * Declines per RFC 1812 4.3.2.7: ICMP errors, later fragments, and packets whose source
+ * is not one host (0, broadcast, multicast, loopback) or whose destination is multicast
+ * or broadcast.
+ */
+size_t sitd_icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			uint32_t src, const uint8_t *pkt, size_t len);
+
+#endif

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+#include "inet.h"
+
+#include "wire.h"
+
+enum { IP6_EXT_MAX = 8 };
+
+static int ip4_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+{
+	unsigned hl, frag;
+
+	if (avail < IPV4_HDR_LEN)
+		return -1;
+	hl = (p[IP4_VIHL] & 0x0f) * 4u;
+	ii->len = rd16(p + IP4_TOTLEN);
+	if (hl < IPV4_HDR_LEN || hl > ii->len || ii->len > avail)
+		return -1;
+	frag = rd16(p + IP4_FRAG);
+	ii->version = 4;
+	ii->l3len = hl;
+	ii->l4proto = p[IP4_PROTO];
+	ii->dsfield = p[IP4_TOS];
+	ii->ttl = p[IP4_TTL];
+	ii->df = frag & IP4_DF;
+	ii->fragment = frag & (IP4_MF | IP4_OFFMASK);
+	ii->later_fragment = frag & IP4_OFFMASK;
+	return 0;
+}
+
+static int ip6_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+{
+	unsigned off = IPV6_HDR_LEN;
+	uint8_t nxt;
+
+	if (avail < IPV6_HDR_LEN)
+		return -1;
+	ii->len = IPV6_HDR_LEN + (uint32_t)rd16(p + IP6_PLEN);
+	if (ii->len == IPV6_HDR_LEN || ii->len > avail)
+		return -1;
+	ii->version = 6;
+	ii->dsfield = ip6_tclass(p);
+	ii->ttl = p[IP6_HLIM];
+	ii->df = false;
+	ii->fragment = false;
+	ii->later_fragment = false;
+	nxt = p[IP6_NXT];
+
+	/* RFC 8200 4.1: walk extension headers in the order they appear. */
+	for (int i = 0; i < IP6_EXT_MAX; i++) {
+		unsigned hl;
+
+		switch (nxt) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			if (off + 2 > ii->len)
+				return -1;
+			hl = (p[off + 1] + 1u) * 8;
+			break;
+		case IPPROTO_AH:
+			if (off + 2 > ii->len)
+				return -1;
+			hl = (p[off + 1] + 2u) * 4;	/* RFC 4302 2.2 */
+			break;
+		case IPPROTO_FRAGMENT:
+			if (off + 8 > ii->len)
+				return -1;
+			hl = 8;
+			ii->fragment = true;
+			ii->later_fragment = rd16(p + off + 2) & 0xfff8;
+			break;
+		default:
+			goto done;
+		}
+		if (off + hl > ii->len)
+			return -1;
+		nxt = p[off];
+		off += hl;
+		if (ii->later_fragment)
+			break;
+	}
+done:
+	ii->l3len = off;
+	ii->l4proto = nxt;
+	return 0;
+}
+
+int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+{
+	if (avail < 1)
+		return -1;
+	switch (ip_version(p)) {
+	case 4:
+		return ip4_parse(p, avail, ii);
+	case 6:
+		return ip6_parse(p, avail, ii);
+	default:
+		return -1;
+	}
+}
+
+bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii)
+{
+	uint8_t type;
+
+	if (ii->later_fragment || ii->l3len >= ii->len)
+		return false;
+	type = p[ii->l3len];
+	if (ii->version == 6)
+		return ii->l4proto == IPPROTO_ICMPV6 && type < 128;	/* RFC 4443 2.1 */
+	if (ii->l4proto != IPPROTO_ICMP)
+		return false;
+	/* RFC 792 / 1812 4.3.2.7: unreachable, quench, redirect, time exceeded, parameter. */
+	return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+}

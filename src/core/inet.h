@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Bounds-checked parsing of an IPv4 or IPv6 header chain. */
+#ifndef SITD_INET_H
+#define SITD_INET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sitd_ipinfo {
+	unsigned version;	/* 4 or 6 */
+	unsigned l3len;		/* IPv4 IHL * 4; IPv6 40 + extension headers before L4 */
+	uint32_t len;		/* IPv4 total length; IPv6 40 + payload length */
+	uint8_t l4proto;	/* protocol after the L3 headers */
+	uint8_t dsfield;	/* TOS / Traffic Class */
+	uint8_t ttl;		/* TTL / Hop Limit */
+	bool df;		/* IPv4 Don't Fragment */
+	bool fragment;		/* any fragment: IPv4 MF or offset, IPv6 Fragment header */
+	bool later_fragment;	/* offset != 0: no L4 header in this packet */
+};
+
+/*
+ * Parse the IP header(s) at p, of which `avail` bytes are present.  Returns 0, or -1
+ * when the header is malformed or claims more bytes than are present.  Bytes after the
+ * declared length are allowed (the caller trims); a jumbogram (payload length 0) is
+ * refused.  Stops at the first header that is not an extension header, at a later
+ * fragment, or after 8 extension headers.
+ */
+int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
+
+/* True when the packet is an ICMP or ICMPv6 error message (not a query). */
+bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MTU decision for one packet, or for one segment of a GSO super-packet.
+ *
+ * This is where sitd parts ways with the 2013 kernel: `unit_len` is the length of the
+ * largest packet that will actually be put on the wire inside the tunnel, which for a
+ * super-packet is one segment (inner headers + TCP header + gso_size), never the
+ * super-packet's length.
+ */
+#ifndef SITD_PMTU_H
+#define SITD_PMTU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sitd_pmtu_verdict {
+	PMTU_SEND,		/* encapsulate; outer DF as `df` says */
+	PMTU_TOO_BIG,		/* answer with PTB / Fragmentation Needed carrying `mtu` */
+	PMTU_DROP_FLOOR,	/* path too small to carry even 68 bytes (kernel: collisions) */
+};
+
+struct sitd_pmtu {
+	enum sitd_pmtu_verdict verdict;
+	bool df;		/* outer Don't Fragment */
+	uint32_t mtu;		/* the tunnel MTU the inner packet was judged against */
+};
+
+struct sitd_pmtu sitd_pmtu_decide(bool pmtudisc, uint32_t path_mtu, uint32_t encap_len,
+				  unsigned inner_version, bool inner_df, uint32_t unit_len);
+
+#endif

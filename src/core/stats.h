@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counters.  Each pipeline thread owns one struct sitd_stats and is its only writer;
+ * readers (the signal handler thread, later the control socket) sum the per-thread sets.
+ * STAT_ADD stores with a relaxed atomic: a plain add and store on x86, no lock prefix,
+ * but no torn read for the reader either.
+ */
+#ifndef SITD_STATS_H
+#define SITD_STATS_H
+
+#include <stdint.h>
+
+/* X(name, description): one named reason and counter per way a packet can die. */
+#define SITD_DROP_REASONS(X)                                                              \
+	X(tx_vnet_bad, "virtio_net_hdr from TUN malformed or inconsistent with the packet")  \
+	X(tx_gso_unsupported, "GSO type other than TCPv4/TCPv6")                              \
+	X(tx_malformed, "inner IP header from TUN malformed or truncated")                   \
+	X(tx_mode, "inner protocol not carried by this tunnel mode")                          \
+	X(tx_hdr_too_long, "inner headers longer than sitd splits")                          \
+	X(tx_too_big, "larger than the tunnel MTU; ICMP error returned")                     \
+	X(tx_mtu_floor, "path MTU leaves less than 68 bytes inside (kernel: collisions)")    \
+	X(tx_frag_too_many, "outer fragmentation would need more fragments than fit")        \
+	X(tx_send_error, "sendmmsg on the raw socket failed")                                 \
+	X(rx_truncated, "outer IPv4 header or length inconsistent with bytes received")      \
+	X(rx_outer_csum, "outer IPv4 header checksum wrong")                                  \
+	X(rx_fragment, "outer IPv4 fragment (the kernel reassembles before raw sockets)")   \
+	X(rx_proto, "outer protocol not carried by this tunnel mode")                         \
+	X(rx_wrong_source, "outer source is not the configured remote")                       \
+	X(rx_wrong_dest, "outer destination is not the configured local")                     \
+	X(rx_inner_version, "inner IP version does not match the outer protocol")            \
+	X(rx_inner_truncated, "inner header or length inconsistent with the bytes left")     \
+	X(rx_ecn, "outer CE on a Not-ECT inner packet (RFC 6040 4.2)")                        \
+	X(tun_write_error, "write to TUN failed (device down?)")
+
+enum sitd_drop {
+#define SITD_DROP_ENUM(name, desc) SITD_DROP_##name,
+	SITD_DROP_REASONS(SITD_DROP_ENUM)
+#undef SITD_DROP_ENUM
+	SITD_DROP_MAX
+};
+
+/* Non-drop counters, printed before the drops. */
+#define SITD_COUNTERS(X)                                                                  \
+	X(tx_packets, "outer packets sent")                                                   \
+	X(tx_bytes, "outer bytes sent")                                                       \
+	X(tx_gso_packets, "GSO super-packets read from TUN")                                  \
+	X(tx_gso_segments, "segments made from them")                                        \
+	X(tx_csum_completed, "checksums completed for NEEDS_CSUM packets")                    \
+	X(tx_fragments, "outer IPv4 fragments sent")                                          \
+	X(tx_icmp_ptb, "ICMPv6 Packet Too Big written to TUN")                               \
+	X(tx_icmp_frag_needed, "ICMPv4 Fragmentation Needed written to TUN")                 \
+	X(tx_icmp_ratelimited, "ICMP errors suppressed by the rate limit")                   \
+	X(tx_icmp_declined, "ICMP errors not sent (RFC 4443 2.4(e), RFC 1812 4.3.2.7)")      \
+	X(rx_packets, "inner packets written to TUN")                                         \
+	X(rx_bytes, "inner bytes written to TUN")                                             \
+	X(rx_ecn_marked, "inner packets whose ECN field was changed on decapsulation")
+
+struct sitd_stats {
+#define SITD_CTR_FIELD(name, desc) uint64_t name;
+	SITD_COUNTERS(SITD_CTR_FIELD)
+#undef SITD_CTR_FIELD
+	uint64_t drop[SITD_DROP_MAX];
+};
+
+#define STAT_ADD(lv, n) \
+	__atomic_store_n(&(lv), __atomic_load_n(&(lv), __ATOMIC_RELAXED) + (n), __ATOMIC_RELAXED)
+#define STAT_INC(lv) STAT_ADD(lv, 1)
+#define STAT_DROP(st, reason) STAT_INC((st)->drop[SITD_DROP_##reason])
+
+extern const char *const sitd_drop_names[SITD_DROP_MAX];
+extern const char *const sitd_drop_descs[SITD_DROP_MAX];
+
+/* Add src into dst, reading src with relaxed atomic loads. */
+void sitd_stats_sum(struct sitd_stats *dst, const struct sitd_stats *src);
+
+#endif

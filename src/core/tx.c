@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+#include "tx.h"
+
+#include <string.h>
+
+#include "csum.h"
+#include "ecn.h"
+#include "icmp.h"
+#include "inet.h"
+#include "pmtu.h"
+
+/* The kernel's global ICMP budget: net.ipv4.icmp_msgs_per_sec 1000, burst 50. */
+enum { ICMP_RATE = 1000, ICMP_BURST = 50 };
+
+void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
+		  uint16_t first_id)
+{
+	tx->mode = conf->mode;
+	tx->local = conf->local;
+	tx->remote = conf->remote;
+	tx->ttl = conf->ttl;
+	tx->tos = conf->tos;
+	tx->pmtudisc = conf->pmtudisc;
+	tx->stats = stats;
+	tx->ip_id = first_id;
+	rl_init(&tx->icmp_rl, ICMP_RATE, ICMP_BURST);
+	tx->nout = 0;
+	tx->nseg = tx->next_seg = 0;
+	tx->icmp_len = 0;
+}
+
+void sitd_outer_build(uint8_t *o, uint8_t tos, uint16_t totlen, uint16_t id, uint16_t frag,
+		      uint8_t ttl, uint8_t proto, uint32_t src, uint32_t dst)
+{
+	o[IP4_VIHL] = 0x45;
+	o[IP4_TOS] = tos;
+	wr16(o + IP4_TOTLEN, totlen);
+	wr16(o + IP4_ID, id);
+	wr16(o + IP4_FRAG, frag);
+	o[IP4_TTL] = ttl;
+	o[IP4_PROTO] = proto;
+	wr32(o + IP4_SRC, src);
+	wr32(o + IP4_DST, dst);
+	ip4_hdr_csum_set(o, IPV4_HDR_LEN);
+}
+
+static enum sitd_tx_verdict tx_drop(struct sitd_tx *tx, enum sitd_drop reason)
+{
+	STAT_INC(tx->stats->drop[reason]);
+	return SITD_TX_DROP;
+}
+
+/* Finish a CHECKSUM_PARTIAL packet: the field already holds the pseudo-header sum. */
+static int complete_csum(uint8_t *pkt, uint32_t len, const struct sitd_vnet_hdr *vh,
+			 const struct sitd_ipinfo *ii)
+{
+	uint32_t start = vh->csum_start, field = start + vh->csum_offset;
+
+	if (start < ii->l3len || field < start || field + 2 > len)
+		return -1;
+	csum_store(pkt + field, csum_partial(pkt + start, len - start, 0));
+	return 0;
+}
+
+/* An ICMP error for the sender of a packet that does not fit; DROP when none may go. */
+static enum sitd_tx_verdict tx_too_big(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len,
+				       unsigned version, uint32_t mtu, uint64_t now_ns)
+{
+	uint8_t *ip = tx->icmp + VNET_HDR_LEN;
+	size_t cap = sizeof(tx->icmp) - VNET_HDR_LEN, n;
+
+	STAT_INC(tx->stats->drop[SITD_DROP_tx_too_big]);
+	if (version == 6)
+		n = sitd_icmp6_error(ip, cap, ICMP6_PACKET_TOO_BIG, 0, mtu, NULL, pkt, len);
+	else
+		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, ICMP4_FRAG_NEEDED,
+				     mtu > 0xffff ? 0xffff : mtu, 0, pkt, len);
+	if (!n) {
+		STAT_INC(tx->stats->tx_icmp_declined);
+		return SITD_TX_DROP;
+	}
+	if (!rl_allow(&tx->icmp_rl, now_ns)) {
+		STAT_INC(tx->stats->tx_icmp_ratelimited);
+		return SITD_TX_DROP;
+	}
+	memset(tx->icmp, 0, VNET_HDR_LEN);
+	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
+	if (version == 6)
+		STAT_INC(tx->stats->tx_icmp_ptb);
+	else
+		STAT_INC(tx->stats->tx_icmp_frag_needed);
+	return SITD_TX_ICMP;
+}
+
+static uint32_t frag_size(uint32_t path_mtu)
+{
+	return (path_mtu - OUTER_HDR_LEN) & ~7u;	/* RFC 791: offsets in 8-byte units */
+}
+
+/* How many outer packets one inner packet of `inner_len` bytes becomes. */
+static uint32_t nfrags(const struct sitd_tx *tx, uint32_t inner_len)
+{
+	uint32_t fs;
+
+	if (tx->df || inner_len + OUTER_HDR_LEN <= tx->path_mtu)
+		return 1;
+	fs = frag_size(tx->path_mtu);
+	return (inner_len + fs - 1) / fs;
+}
+
+enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
+				   uint32_t path_mtu, uint64_t now_ns)
+{
+	struct sitd_vnet_hdr vh;
+	struct sitd_ipinfo ii;
+	struct sitd_pmtu d;
+	uint32_t unit, payload = 0;
+	uint8_t *pkt;
+	uint8_t base_tos;
+
+	tx->nseg = tx->next_seg = 0;
+	tx->icmp_len = 0;
+	if (len < VNET_HDR_LEN)
+		return tx_drop(tx, SITD_DROP_tx_vnet_bad);
+	vnet_hdr_read(&vh, frame);
+	pkt = frame + VNET_HDR_LEN;
+	len -= VNET_HDR_LEN;
+
+	if (sitd_ip_parse(pkt, len, &ii))
+		return tx_drop(tx, SITD_DROP_tx_malformed);
+	if (!sitd_mode_carries(tx->mode, ii.version))
+		return tx_drop(tx, SITD_DROP_tx_mode);
+	len = ii.len;	/* the kernel never pads, but a declared length is what we carry */
+
+	tx->hdrlen = 0;
+	tx->l3len = ii.l3len;
+	if (vh.gso_type != VNET_GSO_NONE) {
+		unsigned type = vh.gso_type & (unsigned)~VNET_GSO_ECN;
+		uint32_t thlen;
+
+		if (type != VNET_GSO_TCPV4 && type != VNET_GSO_TCPV6)
+			return tx_drop(tx, SITD_DROP_tx_gso_unsupported);
+		/* Never trust hdr_len; csum_start, when given, must be where TCP starts. */
+		if ((type == VNET_GSO_TCPV4) != (ii.version == 4) || vh.gso_size == 0 ||
+		    ii.fragment || ii.l4proto != IPPROTO_TCP ||
+		    ((vh.flags & VNET_F_NEEDS_CSUM) && vh.csum_start != ii.l3len))
+			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
+		if (ii.l3len > INNER_L3_MAX)
+			return tx_drop(tx, SITD_DROP_tx_hdr_too_long);
+		if (ii.l3len + TCP_HDR_LEN > len)
+			return tx_drop(tx, SITD_DROP_tx_malformed);
+		thlen = (pkt[ii.l3len + TCP_OFF] >> 4) * 4u;
+		if (thlen < TCP_HDR_LEN || ii.l3len + thlen > len)
+			return tx_drop(tx, SITD_DROP_tx_malformed);
+		tx->hdrlen = ii.l3len + thlen;
+		tx->gso_size = vh.gso_size;
+		payload = len - tx->hdrlen;
+		tx->nseg = payload ? (payload + vh.gso_size - 1) / vh.gso_size : 1;
+		unit = tx->hdrlen + (payload < vh.gso_size ? payload : vh.gso_size);
+	} else {
+		if ((vh.flags & VNET_F_NEEDS_CSUM) && complete_csum(pkt, len, &vh, &ii))
+			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
+		if (vh.flags & VNET_F_NEEDS_CSUM)
+			STAT_INC(tx->stats->tx_csum_completed);
+		tx->nseg = 1;
+		unit = len;
+	}
+
+	d = sitd_pmtu_decide(tx->pmtudisc, path_mtu, OUTER_HDR_LEN, ii.version, ii.df, unit);
+	if (d.verdict == PMTU_DROP_FLOOR || (!d.df && path_mtu < IPV4_MIN_MTU))
+		return tx_drop(tx, SITD_DROP_tx_mtu_floor);
+	if (d.verdict == PMTU_TOO_BIG)
+		return tx_too_big(tx, pkt, len, ii.version, d.mtu, now_ns);
+
+	tx->pkt = pkt;
+	tx->len = len;
+	tx->path_mtu = path_mtu;
+	tx->df = d.df;
+	if (nfrags(tx, unit) > SITD_TX_MAX_OUT)
+		return tx_drop(tx, SITD_DROP_tx_frag_too_many);
+
+	base_tos = (tx->tos & SITD_TOS_INHERIT) ? ii.dsfield : tx->tos;
+	tx->outer_tos = ecn_encapsulate(base_tos, ii.dsfield);
+	tx->outer_ttl = tx->ttl ? tx->ttl : ii.ttl;
+	tx->outer_proto = sitd_outer_proto(ii.version);
+	if (tx->hdrlen) {
+		STAT_INC(tx->stats->tx_gso_packets);
+		STAT_ADD(tx->stats->tx_gso_segments, tx->nseg);
+	}
+	return SITD_TX_SEND;
+}
+
+/* Add bytes [off, off + n) of the body made of slices a and b to an iovec list. */
+static void iov_range(struct sitd_out *o, const struct iovec *a, const struct iovec *b,
+		      uint32_t off, uint32_t n)
+{
+	if (off < a->iov_len) {
+		uint32_t take = (uint32_t)a->iov_len - off;
+
+		if (take > n)
+			take = n;
+		o->iov[o->iovcnt].iov_base = (uint8_t *)a->iov_base + off;
+		o->iov[o->iovcnt++].iov_len = take;
+		n -= take;
+		off = 0;
+	} else {
+		off -= (uint32_t)a->iov_len;
+	}
+	if (n) {
+		o->iov[o->iovcnt].iov_base = (uint8_t *)b->iov_base + off;
+		o->iov[o->iovcnt++].iov_len = n;
+	}
+}
+
+/*
+ * Put one inner packet (body = slice a then slice b) behind an outer header in slot
+ * tx->nout, or, when it must be fragmented, behind one outer header per fragment in the
+ * slots that follow (RFC 791 3.2: same ID, offsets in 8-byte units, MF on all but the
+ * last).  The caller checked that the slots are free.
+ */
+static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *b,
+		 uint32_t inner_len, uint32_t nfrag)
+{
+	uint16_t id = tx->ip_id++;
+	uint32_t fs = nfrag > 1 ? frag_size(tx->path_mtu) : inner_len;
+
+	for (uint32_t k = 0, off = 0; k < nfrag; k++, off += fs) {
+		struct sitd_out *o = &tx->out[tx->nout];
+		uint8_t *h = tx->hdr[tx->nout];
+		uint32_t n = inner_len - off < fs ? inner_len - off : fs;
+		uint16_t frag = tx->df ? IP4_DF : 0;
+
+		if (nfrag > 1)
+			frag = (uint16_t)(off / 8 | (k + 1 < nfrag ? IP4_MF : 0));
+		sitd_outer_build(h, tx->outer_tos, (uint16_t)(OUTER_HDR_LEN + n), id, frag,
+				 tx->outer_ttl, tx->outer_proto, tx->local, tx->remote);
+		o->iov[0].iov_base = h;
+		o->iov[0].iov_len = OUTER_HDR_LEN;
+		o->iovcnt = 1;
+		iov_range(o, a, b, off, n);
+		o->len = OUTER_HDR_LEN + n;
+		tx->nout++;
+	}
+	if (nfrag > 1)
+		STAT_ADD(tx->stats->tx_fragments, nfrag);
+}
+
+/* Build segment i's L3 and TCP headers at ih (kernel rules: net/ipv4/tcp_offload.c). */
+static void gso_seg_headers(struct sitd_tx *tx, uint8_t *ih, uint32_t i, const uint8_t *payload,
+			    uint32_t plen)
+{
+	const uint8_t *pkt = tx->pkt;
+	uint32_t seglen = tx->hdrlen + plen, thlen = tx->hdrlen - tx->l3len;
+	uint8_t *th = ih + tx->l3len;
+	uint32_t sum;
+	uint8_t flags;
+
+	memcpy(ih, pkt, tx->hdrlen);
+	if (ip_version(pkt) == 4) {
+		wr16(ih + IP4_TOTLEN, (uint16_t)seglen);
+		wr16(ih + IP4_ID, (uint16_t)(rd16(pkt + IP4_ID) + i));
+		ip4_hdr_csum_set(ih, tx->l3len);
+		sum = csum_pseudo4(ih + IP4_SRC, ih + IP4_DST, IPPROTO_TCP, thlen + plen);
+	} else {
+		/* Extension headers count as payload (RFC 8200 3). */
+		wr16(ih + IP6_PLEN, (uint16_t)(seglen - IPV6_HDR_LEN));
+		sum = csum_pseudo6(ih + IP6_SRC, ih + IP6_DST, IPPROTO_TCP, thlen + plen);
+	}
+	wr32(th + TCP_SEQ, rd32(pkt + tx->l3len + TCP_SEQ) + i * tx->gso_size);
+	flags = th[TCP_FLAGS];
+	if (i + 1 < tx->nseg)
+		flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
+	if (i > 0)
+		flags &= (uint8_t)~TCP_CWR;	/* CWR once per window: the first segment */
+	th[TCP_FLAGS] = flags;
+	th[TCP_CSUM] = th[TCP_CSUM + 1] = 0;
+	sum = csum_partial(th, thlen, sum);
+	csum_store(th + TCP_CSUM, csum_partial(payload, plen, sum));
+}
+
+bool sitd_tx_next(struct sitd_tx *tx)
+{
+	while (tx->next_seg < tx->nseg) {
+		struct iovec a, b;
+		uint32_t inner_len, nf;
+
+		if (tx->hdrlen) {
+			uint32_t i = tx->next_seg, off = tx->hdrlen + i * tx->gso_size;
+			uint32_t plen = tx->len - off < tx->gso_size ? tx->len - off : tx->gso_size;
+			uint8_t *ih = tx->hdr[tx->nout] + OUTER_HDR_LEN;
+
+			inner_len = tx->hdrlen + plen;
+			nf = nfrags(tx, inner_len);
+			if (tx->nout + nf > SITD_TX_MAX_OUT)
+				return false;
+			gso_seg_headers(tx, ih, i, tx->pkt + off, plen);
+			a.iov_base = ih;
+			a.iov_len = tx->hdrlen;
+			b.iov_base = tx->pkt + off;
+			b.iov_len = plen;
+		} else {
+			inner_len = tx->len;
+			nf = nfrags(tx, inner_len);
+			if (tx->nout + nf > SITD_TX_MAX_OUT)
+				return false;
+			a.iov_base = tx->pkt;
+			a.iov_len = tx->len;
+			b.iov_base = NULL;
+			b.iov_len = 0;
+		}
+		emit(tx, &a, &b, inner_len, nf);
+		tx->next_seg++;
+	}
+	return true;
+}

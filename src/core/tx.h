@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transmit pipeline: one frame read from TUN ([virtio_net_hdr][IP packet]) becomes
+ * outer IPv4 packets described by iovecs, or an ICMP error to write back into TUN, or a
+ * counted drop.
+ *
+ * Nothing is copied on the way out: each outer packet is [outer header + inner headers,
+ * built in a per-slot header area][payload, pointing into the frame].  The frame must
+ * therefore stay untouched until the outputs are sent.  All memory lives in struct
+ * sitd_tx, allocated once by the caller.
+ *
+ * Use:
+ *	v = sitd_tx_begin(tx, frame, len, path_mtu, now);
+ *	if (v == SITD_TX_SEND)
+ *		while (!sitd_tx_next(tx)) { send tx->out[0..nout); sitd_tx_reset(tx); }
+ *	if (v == SITD_TX_ICMP) write tx->icmp[0..icmp_len) to TUN.
+ * Outputs of several frames may accumulate before one send; call sitd_tx_reset() after it.
+ */
+#ifndef SITD_TX_H
+#define SITD_TX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "conf.h"
+#include "ratelimit.h"
+#include "stats.h"
+#include "wire.h"
+
+enum {
+	SITD_TX_MAX_OUT = 256,
+	/* outer header + largest inner L3 header + largest TCP header, rounded up */
+	SITD_TX_HDR_AREA = 320,
+};
+_Static_assert(OUTER_HDR_LEN + INNER_L3_MAX + TCP_HDR_MAX <= SITD_TX_HDR_AREA, "header area");
+
+struct sitd_out {
+	struct iovec iov[3];
+	unsigned iovcnt;
+	uint32_t len;
+};
+
+enum sitd_tx_verdict { SITD_TX_SEND, SITD_TX_ICMP, SITD_TX_DROP };
+
+struct sitd_tx {
+	/* Settings, fixed after sitd_tx_init(). */
+	enum sitd_mode mode;
+	uint32_t local, remote;
+	uint8_t ttl, tos;
+	bool pmtudisc;
+	struct sitd_stats *stats;
+	struct sitd_ratelimit icmp_rl;
+	uint16_t ip_id;			/* outer IPv4 ID, one per outer packet */
+
+	/* The frame being split. */
+	uint8_t *pkt;			/* inner IP packet inside the frame */
+	uint32_t len;			/* its length */
+	uint32_t hdrlen;		/* GSO: L3 + TCP headers; 0 when not splitting */
+	uint32_t l3len;
+	uint16_t gso_size;
+	uint32_t nseg, next_seg;
+	uint32_t path_mtu;
+	uint8_t outer_tos, outer_ttl, outer_proto;
+	bool df;
+
+	/* Outputs. */
+	unsigned nout;
+	struct sitd_out out[SITD_TX_MAX_OUT];
+	uint8_t hdr[SITD_TX_MAX_OUT][SITD_TX_HDR_AREA];
+
+	/* An ICMP error for TUN: [zeroed virtio_net_hdr][IP packet]. */
+	uint32_t icmp_len;
+	uint8_t icmp[VNET_HDR_LEN + ICMP6_ERR_MAX];
+};
+
+void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
+		  uint16_t first_id);
+
+enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
+				   uint32_t path_mtu, uint64_t now_ns);
+
+/* Emit pending outer packets; true when the frame is done, false when out[] is full. */
+bool sitd_tx_next(struct sitd_tx *tx);
+
+static inline void sitd_tx_reset(struct sitd_tx *tx)
+{
+	tx->nout = 0;
+}
+
+/* Build an outer IPv4 header (RFC 791) with its checksum. */
+void sitd_outer_build(uint8_t *o, uint8_t tos, uint16_t totlen, uint16_t id, uint16_t frag,
+		      uint8_t ttl, uint8_t proto, uint32_t src, uint32_t dst);
+
+#endif

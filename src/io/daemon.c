@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+#include "rx.h"
+#include "sock.h"
+#include "tun.h"
+#include "tx.h"
+#include "wire.h"
+
+enum {
+	FRAME_SIZE = VNET_HDR_LEN + IP_MAX_LEN,
+	TX_FRAMES = 16,		/* frames whose segments may wait for one sendmmsg */
+	RX_BATCH = 64,
+	RX_BUF = IP_MAX_LEN,
+	PMTU_REFRESH_MS = 1000,
+	DEFAULT_UNDERLAY_MTU = 1500,	/* the kernel's fallback: ETH_DATA_LEN */
+};
+
+static int fcntl_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t path_mtu_get(struct sitd_tunnel *t)
+{
+	return __atomic_load_n(&t->path_mtu, __ATOMIC_RELAXED);
+}
+
+static void path_mtu_refresh(struct sitd_tunnel *t)
+{
+	uint32_t mtu = pmtu_probe(t->probe_fd, t->conf.remote);
+
+	if (mtu && mtu != path_mtu_get(t)) {
+		__atomic_store_n(&t->path_mtu, mtu, __ATOMIC_RELAXED);
+		log_info("%s: path MTU to remote is %u", t->conf.name, mtu);
+	}
+}
+
+void tunnel_open(struct sitd_tunnel *t)
+{
+	struct sitd_conf *c = &t->conf;
+	char desc[256];
+	uint32_t underlay;
+	int fd;
+
+	t->raw_fd[0] = t->raw_fd[1] = -1;
+	if (c->dev[0] && !if_nametoindex(c->dev))
+		log_fatalx("cannot find device \"%s\"", c->dev);
+
+	/* The TUN device first: it needs CAP_NET_ADMIN, the clearer message. */
+	t->tun_fd = tun_open(c->name, &t->offloads);
+	if (t->tun_fd < 0) {
+		if (errno == ENOENT || errno == ENODEV)
+			log_fatal("cannot open /dev/net/tun (is the tun module there?)");
+		if (errno == EPERM || errno == EACCES)
+			log_fatal("cannot create TUN device \"%s\": needs CAP_NET_ADMIN (run as root)",
+				  c->name);
+		if (errno == EBUSY || errno == EINVAL)
+			log_fatal("cannot create TUN device \"%s\" (does a non-TUN device of that name exist?)",
+				  c->name);
+		log_fatal("cannot create TUN device \"%s\"", c->name);
+	}
+
+	for (int i = 0; i < 2; i++) {
+		uint8_t proto = i == 0 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+
+		if (c->mode != SITD_MODE_ANY && (uint8_t)c->mode != proto)
+			continue;
+		fd = raw_open(proto, c->dev);
+		if (fd < 0) {
+			if (errno == EPERM || errno == EACCES)
+				log_fatal("cannot open a raw socket for protocol %u: needs CAP_NET_RAW",
+					  proto);
+			log_fatal("cannot open a raw socket for protocol %u", proto);
+		}
+		t->raw_fd[i] = fd;
+	}
+	t->send_fd = t->raw_fd[0] >= 0 ? t->raw_fd[0] : t->raw_fd[1];
+
+	t->probe_fd = pmtu_probe_open(c->local, c->dev);
+	if (t->probe_fd < 0)
+		log_fatal("cannot open the path MTU probe socket");
+	underlay = pmtu_probe(t->probe_fd, c->remote);
+	if (!underlay) {
+		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
+
+		underlay = m > 0 ? (uint32_t)m : DEFAULT_UNDERLAY_MTU;
+		log_warnx("%s: no route to the remote yet; assuming an underlay MTU of %u", c->name,
+			  underlay);
+	}
+	t->path_mtu = underlay;
+
+	/* As the kernel: device MTU = underlay MTU - 20, unless given. */
+	if (!c->mtu) {
+		uint32_t m = underlay - OUTER_HDR_LEN;
+
+		if (m < sitd_mtu_min(c->mode))
+			m = sitd_mtu_min(c->mode);
+		c->mtu = m;
+	}
+	if (link_set_mtu(c->name, c->mtu) < 0)
+		log_fatal("cannot set the MTU of %s to %u", c->name, c->mtu);
+
+	sitd_conf_format(c, desc, sizeof(desc));
+	log_info("%s, mtu %u, path mtu %u, offloads%s%s%s%s", desc, c->mtu, underlay,
+		 t->offloads & TUN_F_CSUM ? " csum" : "", t->offloads & TUN_F_TSO4 ? " tso4" : "",
+		 t->offloads & TUN_F_TSO6 ? " tso6" : "", t->offloads & TUN_F_TSO_ECN ? " tso_ecn" : "");
+}
+
+/* ---- transmit: TUN -> network ---------------------------------------------------- */
+
+struct tx_worker {
+	struct sitd_tunnel *t;
+	struct sitd_tx tx;
+	struct sockaddr_in dst;
+	struct mmsghdr msgs[SITD_TX_MAX_OUT];
+	uint8_t frames[TX_FRAMES][FRAME_SIZE];
+};
+
+static void tx_flush(struct tx_worker *w)
+{
+	struct sitd_tx *tx = &w->tx;
+	struct sitd_stats *st = &w->t->tx_stats;
+	unsigned n = tx->nout, i = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct msghdr *m = &w->msgs[k].msg_hdr;
+
+		m->msg_name = &w->dst;
+		m->msg_namelen = sizeof(w->dst);
+		m->msg_iov = tx->out[k].iov;
+		m->msg_iovlen = tx->out[k].iovcnt;
+		m->msg_control = NULL;
+		m->msg_controllen = 0;
+		m->msg_flags = 0;
+	}
+	while (i < n) {
+		int r = sendmmsg(w->t->send_fd, w->msgs + i, n - i, 0);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			/* This message failed; the rest may still go. */
+			STAT_DROP(st, tx_send_error);
+			if (errno == EMSGSIZE)
+				path_mtu_refresh(w->t);
+			i++;
+			continue;
+		}
+		for (int k = 0; k < r; k++)
+			STAT_ADD(st->tx_bytes, tx->out[i + k].len);
+		STAT_ADD(st->tx_packets, (uint64_t)r);
+		i += (unsigned)r;
+	}
+	sitd_tx_reset(tx);
+}
+
+static void *tx_main(void *arg)
+{
+	struct tx_worker *w = arg;
+	struct sitd_tunnel *t = w->t;
+	unsigned nframe = 0;
+
+	for (;;) {
+		ssize_t n = read(t->tun_fd, w->frames[nframe], FRAME_SIZE);
+		enum sitd_tx_verdict v;
+
+		if (n < 0) {
+			if (errno == EAGAIN) {
+				struct pollfd p = { .fd = t->tun_fd, .events = POLLIN };
+
+				tx_flush(w);
+				nframe = 0;
+				(void)poll(&p, 1, -1);
+			} else if (errno != EINTR) {
+				log_fatal("%s: read from TUN", t->conf.name);
+			}
+			continue;
+		}
+		v = sitd_tx_begin(&w->tx, w->frames[nframe], (uint32_t)n, path_mtu_get(t), now_ns());
+		if (v == SITD_TX_ICMP) {
+			if (write(t->tun_fd, w->tx.icmp, w->tx.icmp_len) < 0)
+				STAT_DROP(&t->tx_stats, tun_write_error);
+		} else if (v == SITD_TX_SEND) {
+			while (!sitd_tx_next(&w->tx))
+				tx_flush(w);
+			nframe++;
+		}
+		/* Flush when frames run out or the next super-packet might not fit. */
+		if (nframe == TX_FRAMES || w->tx.nout > SITD_TX_MAX_OUT / 2) {
+			tx_flush(w);
+			nframe = 0;
+		}
+	}
+	return NULL;
+}
+
+/* ---- receive: network -> TUN ----------------------------------------------------- */
+
+struct rx_worker {
+	struct sitd_tunnel *t;
+	struct sitd_rx rx;
+	struct mmsghdr msgs[RX_BATCH];
+	struct iovec iovs[RX_BATCH];
+	uint8_t bufs[RX_BATCH][RX_BUF];
+};
+
+static void rx_batch(struct rx_worker *w, int fd)
+{
+	/* Decapsulated packets go up without offload metadata: the kernel checks them. */
+	static uint8_t vnet_none[VNET_HDR_LEN];
+	struct sitd_stats *st = &w->t->rx_stats;
+	int n;
+
+	for (int i = 0; i < RX_BATCH; i++) {
+		w->iovs[i].iov_base = w->bufs[i];
+		w->iovs[i].iov_len = RX_BUF;
+		memset(&w->msgs[i].msg_hdr, 0, sizeof(w->msgs[i].msg_hdr));
+		w->msgs[i].msg_hdr.msg_iov = &w->iovs[i];
+		w->msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	n = recvmmsg(fd, w->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
+	for (int i = 0; i < n; i++) {
+		uint32_t off, len;
+		struct iovec out[2];
+
+		if (sitd_rx_decap(&w->rx, w->bufs[i], w->msgs[i].msg_len, &off, &len))
+			continue;
+		out[0].iov_base = vnet_none;
+		out[0].iov_len = VNET_HDR_LEN;
+		out[1].iov_base = w->bufs[i] + off;
+		out[1].iov_len = len;
+		if (writev(w->t->tun_fd, out, 2) < 0) {
+			STAT_DROP(st, tun_write_error);
+			continue;
+		}
+		STAT_INC(st->rx_packets);
+		STAT_ADD(st->rx_bytes, len);
+	}
+}
+
+static void *rx_main(void *arg)
+{
+	struct rx_worker *w = arg;
+	struct sitd_tunnel *t = w->t;
+	struct pollfd p[2];
+	int np = 0;
+	uint64_t next_refresh = now_ns();
+
+	for (int i = 0; i < 2; i++)
+		if (t->raw_fd[i] >= 0)
+			p[np++] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
+	for (;;) {
+		int r = poll(p, (nfds_t)np, PMTU_REFRESH_MS);
+		uint64_t now;
+
+		if (r < 0 && errno != EINTR)
+			log_fatal("%s: poll", t->conf.name);
+		for (int i = 0; r > 0 && i < np; i++)
+			if (p[i].revents & POLLIN)
+				rx_batch(w, p[i].fd);
+		now = now_ns();
+		if (now >= next_refresh) {
+			path_mtu_refresh(t);
+			next_refresh = now + PMTU_REFRESH_MS * 1000000ull;
+		}
+	}
+	return NULL;
+}
+
+void tunnel_start(struct sitd_tunnel *t)
+{
+	/* Allocated once; the loops allocate nothing. */
+	struct tx_worker *tw = calloc(1, sizeof(*tw));
+	struct rx_worker *rw = calloc(1, sizeof(*rw));
+	uint16_t id;
+
+	if (!tw || !rw)
+		log_fatal("out of memory");
+	tw->t = rw->t = t;
+	tw->dst.sin_family = AF_INET;
+	wr32((uint8_t *)&tw->dst.sin_addr, t->conf.remote);
+	/* A start for the outer ID that differs between runs, as the kernel's is hashed. */
+	id = (uint16_t)(now_ns() ^ (uint64_t)getpid());
+	sitd_tx_init(&tw->tx, &t->conf, &t->tx_stats, id);
+	sitd_rx_init(&rw->rx, &t->conf, &t->rx_stats);
+
+	if (fcntl_nonblock(t->tun_fd) < 0)
+		log_fatal("%s: O_NONBLOCK", t->conf.name);
+	errno = pthread_create(&t->tx_thread, NULL, tx_main, tw);
+	if (errno)
+		log_fatal("pthread_create");
+	errno = pthread_create(&t->rx_thread, NULL, rx_main, rw);
+	if (errno)
+		log_fatal("pthread_create");
+}
+
+void tunnel_print_stats(struct sitd_tunnel *t)
+{
+	struct sitd_stats s;
+
+	memset(&s, 0, sizeof(s));
+	sitd_stats_sum(&s, &t->tx_stats);
+	sitd_stats_sum(&s, &t->rx_stats);
+	fprintf(stderr, "sitd: %s: stats\n", t->conf.name);
+	fprintf(stderr, "  %-22s %u\n", "path_mtu", path_mtu_get(t));
+#define PRINT_CTR(name, desc) fprintf(stderr, "  %-22s %" PRIu64 "\n", #name, s.name);
+	SITD_COUNTERS(PRINT_CTR)
+#undef PRINT_CTR
+	for (int i = 0; i < SITD_DROP_MAX; i++)
+		fprintf(stderr, "  drop_%-17s %" PRIu64 "\n", sitd_drop_names[i], s.drop[i]);
+	fprintf(stderr, "sitd: %s: end stats\n", t->conf.name);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#include "sock.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "wire.h"
+
+enum { SOCK_BUF = 4 << 20 };
+
+static void set_bufs(int fd)
+{
+	int sz = SOCK_BUF;
+
+	/* The FORCE variants pass net.core.[rw]mem_max; as root they work. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+}
+
+static int bind_dev(int fd, const char *dev)
+{
+	if (!dev || !dev[0])
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev));
+}
+
+int raw_open(uint8_t proto, const char *dev)
+{
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, proto), on = 1, err;
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &on, sizeof(on)) < 0 || bind_dev(fd, dev) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	set_bufs(fd);
+	return fd;
+}
+
+int pmtu_probe_open(uint32_t local, const char *dev)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err;
+
+	if (fd < 0)
+		return -1;
+	if (bind_dev(fd, dev) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (local) {
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+
+		wr32((uint8_t *)&sa.sin_addr, local);
+		/* A local address not (yet) on this host still makes a valid tunnel. */
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			log_warn("local address is not on this host; routing chooses the source");
+	}
+	return fd;
+}
+
+uint32_t pmtu_probe(int fd, uint32_t remote)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9) };
+	int mtu = 0;
+	socklen_t len = sizeof(mtu);
+
+	/* Connect again each time: the socket's cached route would not see a new exception. */
+	wr32((uint8_t *)&sa.sin_addr, remote);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return 0;
+	if (getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &len) < 0 || mtu <= 0)
+		return 0;
+	return (uint32_t)mtu;
+}

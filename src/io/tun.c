@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+#include "tun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "wire.h"
+
+int tun_open(const char *name, unsigned *offloads)
+{
+	/* Richest first: TSO_ECN lets CWR-marked TCP reach us unsegmented too. */
+	static const unsigned tries[] = {
+		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN,
+		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6,
+	};
+	struct ifreq ifr;
+	int fd, hdrsz = VNET_HDR_LEN, err;
+
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
+	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0)
+		goto fail;
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (ioctl(fd, TUNSETOFFLOAD, tries[i]) == 0) {
+			*offloads = tries[i];
+			return fd;
+		}
+	}
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+static int ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r, err;
+
+	if (fd < 0)
+		return -1;
+	strncpy(ifr->ifr_name, name, IFNAMSIZ - 1);
+	r = ioctl(fd, req, ifr);
+	err = errno;
+	close(fd);
+	errno = err;
+	return r;
+}
+
+int link_get_mtu(const char *name)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ifreq_ioctl(name, SIOCGIFMTU, &ifr) < 0)
+		return -1;
+	return ifr.ifr_mtu;
+}
+
+int link_set_mtu(const char *name, unsigned mtu)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_mtu = (int)mtu;
+	return ifreq_ioctl(name, SIOCSIFMTU, &ifr);
+}
+
+int link_set_txqlen(const char *name, unsigned qlen)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_qlen = (int)qlen;
+	return ifreq_ioctl(name, SIOCSIFTXQLEN, &ifr);
+}

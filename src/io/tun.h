@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The inner side: a TUN device with virtio_net_hdr offloads, and link settings. */
+#ifndef SITD_TUN_H
+#define SITD_TUN_H
+
+#include <stdint.h>
+
+/*
+ * Create TUN device `name` (IFF_TUN | IFF_NO_PI | IFF_VNET_HDR) and enable checksum and
+ * TSO offloads, so the kernel hands over TCP super-packets.  Returns the fd (blocking)
+ * or -1 with errno set; *offloads gets the TUN_F_* bits the kernel accepted.
+ */
+int tun_open(const char *name, unsigned *offloads);
+
+int link_get_mtu(const char *name);
+int link_set_mtu(const char *name, unsigned mtu);
+int link_set_txqlen(const char *name, unsigned qlen);
+
+#endif

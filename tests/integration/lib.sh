@@ -1,0 +1,230 @@
+# shellcheck shell=bash
+# Shared by the integration tests, the demo and the benchmark.
+#
+# Topology (every test builds its own, with names unique to its process):
+#
+#    netns $NS_A                                   netns $NS_B
+#   +------------------------------+             +------------------------------+
+#   | sitd  <->  TUN $TUN           |             |           TUN $TUN <-> sitd  |
+#   |   2001:db8:1::1/64           |             |           2001:db8:1::2/64   |
+#   |   198.51.100.1/24            |             |           198.51.100.2/24    |
+#   | veth va 192.0.2.1/24 ========|=============|======= veth vb 192.0.2.2/24   |
+#   +------------------------------+             +------------------------------+
+#
+# Only documentation addresses; nothing is added to the host's own namespace, and
+# cleanup (on any exit) kills the daemons and deletes the namespaces, which deletes
+# the veth pair and the TUN devices with them.
+
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SITD=${SITD:-$ROOT/build/sitd}
+TAG=${TAG:-sitd$$}
+NS_A=$TAG-a
+NS_B=$TAG-b
+NS_R=$TAG-r
+TUN=${TUN:-sit1}
+A4=192.0.2.1
+B4=192.0.2.2
+A6=2001:db8:1::1
+B6=2001:db8:1::2
+A4IN=198.51.100.1
+B4IN=198.51.100.2
+LOGDIR=${LOGDIR:-$(mktemp -d /tmp/sitd-test.XXXXXX)}
+SITD_PIDS=()
+declare -A SITD_LOG
+PASSED=0
+FAILED=0
+
+na() { ip netns exec "$NS_A" "$@"; }
+nb() { ip netns exec "$NS_B" "$@"; }
+nr() { ip netns exec "$NS_R" "$@"; }
+
+die() {
+	echo "FATAL: $*" >&2
+	exit 1
+}
+
+require_root() {
+	[ "$(id -u)" = 0 ] || die "these tests create network namespaces and TUN devices: run them as root"
+	[ -c /dev/net/tun ] || die "/dev/net/tun is missing: the tests need TUN"
+	[ -x "$SITD" ] || die "$SITD is not built: run make first"
+	for t in "$@"; do
+		command -v "$t" >/dev/null || die "$t is not installed (the test command installs it)"
+	done
+}
+
+cleanup() {
+	local pid
+	for pid in "${SITD_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${SITD_PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+	done
+	# iperf3 servers, tshark, and anything else left in our namespaces.
+	for ns in "$NS_A" "$NS_B" "$NS_R"; do
+		if ip netns list | grep -qw "$ns"; then
+			ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+			ip netns del "$ns" 2>/dev/null
+		fi
+	done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Two namespaces joined by a veth pair with MTU $1 (default 1500).
+setup_pair() {
+	local mtu=${1:-1500}
+	ip netns add "$NS_A" && ip netns add "$NS_B" || die "cannot create network namespaces"
+	ip -n "$NS_A" link add va mtu "$mtu" type veth peer name vb mtu "$mtu" netns "$NS_B" ||
+		die "cannot create the veth pair"
+	ip -n "$NS_A" addr add $A4/24 dev va
+	ip -n "$NS_B" addr add $B4/24 dev vb
+	for ns in "$NS_A" "$NS_B"; do
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set "$([ "$ns" = "$NS_A" ] && echo va || echo vb)" up
+	done
+}
+
+# start_sitd NS LOGNAME ARGS...: run sitd in NS, wait for its device to exist.
+start_sitd() {
+	local ns=$1 log=$LOGDIR/$2.log
+	shift 2
+	ip netns exec "$ns" "$SITD" "$@" 2>"$log" &
+	local pid=$!
+	SITD_PIDS+=("$pid")
+	SITD_LOG[$pid]=$log
+	for _ in $(seq 50); do
+		if grep -q ': running' "$log" 2>/dev/null; then
+			LAST_PID=$pid
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$log" >&2
+	die "sitd did not start in $ns: $*"
+}
+
+# Bring the tunnel device up in NS with inner addresses (IPv6 without DAD).
+tun_up() {
+	local ns=$1 dev=$2 a6=$3 a4=${4:-}
+	ip -n "$ns" link set "$dev" up
+	ip -n "$ns" addr add "$a6/64" dev "$dev" nodad
+	[ -z "$a4" ] || ip -n "$ns" addr add "$a4/24" dev "$dev"
+}
+
+# The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after.
+setup_tunnel() {
+	local mode=$1
+	shift
+	start_sitd "$NS_A" "sitd-a" "$TUN" mode "$mode" remote $B4 local $A4 "$@"
+	PID_A=$LAST_PID
+	start_sitd "$NS_B" "sitd-b" "$TUN" mode "$mode" remote $A4 local $B4 "$@"
+	PID_B=$LAST_PID
+	tun_up "$NS_A" "$TUN" $A6 "$([ "$mode" = sit ] || echo $A4IN)"
+	tun_up "$NS_B" "$TUN" $B6 "$([ "$mode" = sit ] || echo $B4IN)"
+}
+
+# stat PID NAME: one counter from sitd's SIGUSR1 dump.
+stat() {
+	local pid=$1 name=$2 log
+	log=$(log_of "$pid")
+	local before
+	before=$(grep -c 'end stats' "$log")
+	kill -USR1 "$pid"
+	for _ in $(seq 50); do
+		[ "$(grep -c 'end stats' "$log")" -gt "$before" ] && break
+		sleep 0.05
+	done
+	# The last dump's value.
+	awk -v n="$name" '$1 == n { v = $2 } END { print v }' "$log"
+}
+
+log_of() {
+	echo "${SITD_LOG[$1]}"
+}
+
+ok() {
+	PASSED=$((PASSED + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	FAILED=$((FAILED + 1))
+	echo "not ok - $*"
+}
+
+# check DESC CMD...: passes when CMD succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# expect_eq DESC GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1 ($2)"; else not_ok "$1: got '$2', want '$3'"; fi
+}
+
+# expect_ge DESC GOT MIN
+expect_ge() {
+	if [ -n "$2" ] && [ "$2" -ge "$3" ]; then ok "$1 ($2 >= $3)"; else not_ok "$1: got '$2', want >= $3"; fi
+}
+
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" = 0 ] && [ "$PASSED" -gt 0 ]
+}
+
+# Reset between sub-tests in one script: stop daemons, delete namespaces.
+teardown() {
+	cleanup
+	SITD_PIDS=()
+	SITD_LOG=()
+}
+
+# A file of random bytes, made once per run, and its digest.
+make_data() {
+	local mb=${1:-200}
+	DATA=$LOGDIR/data.bin
+	[ -f "$DATA" ] || head -c "${mb}M" /dev/urandom >"$DATA"
+	DATA_SUM=$(sha256sum "$DATA" | cut -d' ' -f1)
+}
+
+# transfer ADDR PORT: send $DATA from A to B over TCP through the tunnel, compare digests.
+# Fails on a digest mismatch or when 120 s pass.
+transfer() {
+	local addr=$1 port=${2:-5001} sum
+	local target=$addr
+	[[ $addr == *:* ]] && target="[$addr]"
+	rm -f "$LOGDIR/recv.sum"
+	nb sh -c "timeout 120 socat -u TCP-LISTEN:$port,reuseaddr,pf=$([[ $addr == *:* ]] && echo ip6 || echo ip4) STDOUT | sha256sum >'$LOGDIR/recv.sum'" &
+	local rpid=$!
+	for _ in $(seq 50); do
+		nb ss -ltn | grep -q ":$port " && break
+		sleep 0.1
+	done
+	timeout 120 ip netns exec "$NS_A" socat -u "FILE:$DATA" "TCP:$target:$port" || {
+		kill "$rpid" 2>/dev/null
+		return 1
+	}
+	wait "$rpid"
+	sum=$(cut -d' ' -f1 "$LOGDIR/recv.sum")
+	[ "$sum" = "$DATA_SUM" ] || {
+		echo "digest mismatch: sent $DATA_SUM, received $sum" >&2
+		return 1
+	}
+}
+
+# Sum of every drop counter of sitd PID.
+drops_total() {
+	local pid=$1
+	stat "$pid" tx_packets >/dev/null
+	awk '/stats$/ { s = 0 } $1 ~ /^drop_/ { s += $2 } /end stats/ { t = s } END { print t }' "$(log_of "$pid")"
+}

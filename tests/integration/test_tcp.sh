@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# 200 MB over TCP through the tunnel, digests compared at both ends: sit with TSO on,
+# TSO off and nopmtudisc, ipip with TSO on, and mode any carrying IPv4.  With TSO on and
+# segments that fit, the transfer must cause no Packet Too Big and no drop at all: the
+# regression of the 2013 report (shared/reference/sit-tso-report.txt).  Topology: lib.sh.
+. "$(dirname "$0")/lib.sh"
+require_root socat ethtool sha256sum
+make_data 200
+
+# run_case NAME MODE ADDR [sitd args...] -- [ethtool features...]
+run_case() {
+	local name=$1 mode=$2 addr=$3
+	shift 3
+	local args=() feats=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	feats=("$@")
+
+	setup_pair
+	setup_tunnel "$mode" "${args[@]}"
+	[ ${#feats[@]} = 0 ] || na ethtool -K "$TUN" "${feats[@]}" >/dev/null
+	# Let the devices settle (router solicitations, MLD) before taking counters.
+	na ping -c 1 -W 2 -q "$addr" >/dev/null
+	local d0 b0 p0 g0
+	d0=$(drops_total "$PID_A")
+	b0=$(drops_total "$PID_B")
+	p0=$(( $(stat "$PID_A" tx_icmp_ptb) + $(stat "$PID_A" tx_icmp_frag_needed) ))
+	g0=$(stat "$PID_A" tx_gso_packets)
+	check "$name: 200 MB, sha256 equal" transfer "$addr"
+	expect_eq "$name: no drop at the sender" "$(( $(drops_total "$PID_A") - d0 ))" 0
+	expect_eq "$name: no drop at the receiver" "$(( $(drops_total "$PID_B") - b0 ))" 0
+	expect_eq "$name: no ICMP too-big" "$(( $(stat "$PID_A" tx_icmp_ptb) + $(stat "$PID_A" tx_icmp_frag_needed) - p0 ))" 0
+	local g=$(( $(stat "$PID_A" tx_gso_packets) - g0 ))
+	if [[ " ${feats[*]} " == *" tso off "* ]]; then
+		expect_eq "$name: no super-packet reached sitd" "$g" 0
+	else
+		expect_ge "$name: super-packets were split by sitd" "$g" 100
+	fi
+	teardown
+}
+
+run_case "sit, TSO on" sit $B6
+run_case "sit, TSO off" sit $B6 -- tso off
+run_case "sit, nopmtudisc" sit $B6 nopmtudisc
+run_case "ipip, TSO on" ipip $B4IN
+run_case "any, IPv4 inside" any $B4IN
+finish
