@@ -81,8 +81,10 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
+# Every integration test twice: the -O2 daemon, then the ASan+UBSan one.
 integration: $(O)/sitd $(O)/asan/sitd
-	$(Q)tests/integration/run.sh
+	$(Q)SITD=$(CURDIR)/$(O)/sitd tests/integration/run.sh
+	$(Q)SITD=$(CURDIR)/$(O)/asan/sitd tests/integration/run.sh
 
 # The core may not do I/O, print, exit or allocate (DESIGN.md section 3).
 lint-core:

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,7 +59,8 @@ static bool parse_uint(const char *s, int base, unsigned long max, unsigned long
 	char *end;
 	unsigned long v;
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+	/* strtoul would skip white space and take a sign; iproute2's get_u8 refuses those too. */
+	if (!isxdigit((unsigned char)*s))
 		return false;
 	v = strtoul(s, &end, base);
 	if (*end || v > max)
@@ -223,9 +225,9 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 	if (c->ttl && !c->pmtudisc)
 		return fail(err, errlen, "ttl != 0 and nopmtudisc are incompatible");
 	if (c->mtu && (c->mtu < sitd_mtu_min(c->mode) || c->mtu > sitd_mtu_max(c->mode)))
-		return fail(err, errlen, "invalid \"mtu\" value %u: %s tunnels take %u..%u", c->mtu,
-			    c->mode == SITD_MODE_IPIP ? "ipip" : "sit", sitd_mtu_min(c->mode),
-			    sitd_mtu_max(c->mode));
+		return fail(err, errlen, "invalid \"mtu\" value %u: mode %s takes %u..%u", c->mtu,
+			    c->mode == SITD_MODE_IPIP ? "ipip" : c->mode == SITD_MODE_SIT ? "sit" : "any",
+			    sitd_mtu_min(c->mode), sitd_mtu_max(c->mode));
 	return 0;
 }
 

@@ -46,11 +46,18 @@ static inline void csum_st16(uint8_t *p, uint16_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-/*
- * Store the checksum of a sum into a field.  A computed 0 is sent as 0xffff: the two are
- * equal in one's complement, and for UDP a 0 would mean "no checksum" (RFC 768).
- */
+/* Store the checksum of a sum into a field, as TCP and ICMP send it. */
 static inline void csum_store(uint8_t *field, uint32_t sum)
+{
+	csum_st16(field, (uint16_t)~csum_fold(sum));
+}
+
+/*
+ * The same for UDP, where a computed 0 is sent as 0xffff because 0 means "no checksum"
+ * (RFC 768).  The two are equal in one's complement, but TCP senders (the kernel's
+ * tcp_gso_segment among them) send 0, and so does sitd.
+ */
+static inline void csum_store_udp(uint8_t *field, uint32_t sum)
 {
 	uint16_t c = (uint16_t)~csum_fold(sum);
 

@@ -54,9 +54,10 @@ size_t sitd_icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, ui
 	return total;
 }
 
+/* RFC 1812 4.3.2.7: not 0/8 ("this network"), loopback, broadcast or multicast. */
 static bool ip4_is_one_host(uint32_t a)
 {
-	return a != 0 && a != 0xffffffffu && !ip4_addr_is_multicast(a) && (a >> 24) != 127;
+	return (a >> 24) != 0 && (a >> 24) != 127 && a != 0xffffffffu && !ip4_addr_is_multicast(a);
 }
 
 size_t sitd_icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,

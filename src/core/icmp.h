@@ -35,7 +35,7 @@ size_t sitd_icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, ui
  * Fragmentation Needed, the next-hop MTU in its low 16 bits (RFC 1191 4).  `src` is the
  * error's source in host order of the wire bytes, or 0 to use the packet's destination.
  * Declines per RFC 1812 4.3.2.7: ICMP errors, later fragments, and packets whose source
- * is not one host (0, broadcast, multicast, loopback) or whose destination is multicast
+ * is not one host (0/8, broadcast, multicast, loopback) or whose destination is multicast
  * or broadcast.
  */
 size_t sitd_icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,

@@ -106,8 +106,9 @@ bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii)
 	if (ii->later_fragment || ii->l3len >= ii->len)
 		return false;
 	type = p[ii->l3len];
+	/* RFC 4443 2.1: types below 128 are errors; 2.4(e.2) adds Redirect (137). */
 	if (ii->version == 6)
-		return ii->l4proto == IPPROTO_ICMPV6 && type < 128;	/* RFC 4443 2.1 */
+		return ii->l4proto == IPPROTO_ICMPV6 && (type < 128 || type == 137);
 	if (ii->l4proto != IPPROTO_ICMP)
 		return false;
 	/* RFC 792 / 1812 4.3.2.7: unreachable, quench, redirect, time exceeded, parameter. */

@@ -28,7 +28,10 @@ struct sitd_ipinfo {
  */
 int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
 
-/* True when the packet is an ICMP or ICMPv6 error message (not a query). */
+/*
+ * True when the packet is an ICMP or ICMPv6 message that no error may answer: an error
+ * message (not a query), or an ICMPv6 Redirect (RFC 4443 2.4(e.2)).
+ */
 bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii);
 
 #endif

@@ -56,9 +56,15 @@ static int complete_csum(uint8_t *pkt, uint32_t len, const struct sitd_vnet_hdr 
 {
 	uint32_t start = vh->csum_start, field = start + vh->csum_offset;
 
+	uint32_t sum;
+
 	if (start < ii->l3len || field < start || field + 2 > len)
 		return -1;
-	csum_store(pkt + field, csum_partial(pkt + start, len - start, 0));
+	sum = csum_partial(pkt + start, len - start, 0);
+	if (ii->l4proto == IPPROTO_UDP && start == ii->l3len)
+		csum_store_udp(pkt + field, sum);
+	else
+		csum_store(pkt + field, sum);
 	return 0;
 }
 
@@ -114,7 +120,7 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	struct sitd_vnet_hdr vh;
 	struct sitd_ipinfo ii;
 	struct sitd_pmtu d;
-	uint32_t unit, payload = 0;
+	uint32_t unit, payload = 0, nseg = 1;
 	uint8_t *pkt;
 	uint8_t base_tos;
 
@@ -155,14 +161,13 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 		tx->hdrlen = ii.l3len + thlen;
 		tx->gso_size = vh.gso_size;
 		payload = len - tx->hdrlen;
-		tx->nseg = payload ? (payload + vh.gso_size - 1) / vh.gso_size : 1;
+		nseg = payload ? (payload + vh.gso_size - 1) / vh.gso_size : 1;
 		unit = tx->hdrlen + (payload < vh.gso_size ? payload : vh.gso_size);
 	} else {
 		if ((vh.flags & VNET_F_NEEDS_CSUM) && complete_csum(pkt, len, &vh, &ii))
 			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
 		if (vh.flags & VNET_F_NEEDS_CSUM)
 			STAT_INC(tx->stats->tx_csum_completed);
-		tx->nseg = 1;
 		unit = len;
 	}
 
@@ -183,6 +188,8 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	tx->outer_tos = ecn_encapsulate(base_tos, ii.dsfield);
 	tx->outer_ttl = tx->ttl ? tx->ttl : ii.ttl;
 	tx->outer_proto = sitd_outer_proto(ii.version);
+	/* Only now: after any other verdict, sitd_tx_next() must find nothing to send. */
+	tx->nseg = nseg;
 	if (tx->hdrlen) {
 		STAT_INC(tx->stats->tx_gso_packets);
 		STAT_ADD(tx->stats->tx_gso_segments, tx->nseg);

@@ -54,18 +54,41 @@ require_root() {
 	done
 }
 
-cleanup() {
-	local pid
+# A zombie (exited, not yet reaped) does not count as alive.
+alive() {
+	local st
+	st=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $st != Z* ]]
+}
+
+# Stop every sitd (SIGTERM, then SIGKILL after a second) and check its log: a sanitizer
+# report in any of them fails the test, even if every check passed.
+stop_daemons() {
+	local pid log
 	for pid in "${SITD_PIDS[@]}"; do
 		kill -TERM "$pid" 2>/dev/null
 	done
 	for pid in "${SITD_PIDS[@]}"; do
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			kill -0 "$pid" 2>/dev/null || break
+		for _ in $(seq 30); do
+			alive "$pid" || break
 			sleep 0.1
 		done
 		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
 	done
+	for pid in "${SITD_PIDS[@]}"; do
+		log=${SITD_LOG[$pid]}
+		if grep -qE 'Sanitizer|runtime error' "$log" 2>/dev/null; then
+			echo "not ok - sanitizer report in $log:" >&2
+			grep -A20 -E 'Sanitizer|runtime error' "$log" >&2
+			SANITIZER_FAILED=$((${SANITIZER_FAILED:-0} + 1))
+		fi
+	done
+	SITD_PIDS=()
+	SITD_LOG=()
+}
+
+cleanup() {
+	stop_daemons
 	# iperf3 servers, tshark, and anything else left in our namespaces.
 	for ns in "$NS_A" "$NS_B" "$NS_R"; do
 		if ip netns list | grep -qw "$ns"; then
@@ -178,6 +201,9 @@ expect_ge() {
 }
 
 finish() {
+	stop_daemons
+	FAILED=$((FAILED + ${SANITIZER_FAILED:-0}))
+	SANITIZER_FAILED=0
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ] && [ "$PASSED" -gt 0 ]
 }
@@ -185,8 +211,8 @@ finish() {
 # Reset between sub-tests in one script: stop daemons, delete namespaces.
 teardown() {
 	cleanup
-	SITD_PIDS=()
-	SITD_LOG=()
+	FAILED=$((FAILED + ${SANITIZER_FAILED:-0}))
+	SANITIZER_FAILED=0
 }
 
 # A file of random bytes, made once per run, and its digest.

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Bad command lines, missing privileges and a missing /dev/net/tun: one clear line on
+# stderr that names the problem, a non-zero exit, and no device left behind.  Each run
+# happens inside a namespace of the test's own.
+. "$(dirname "$0")/lib.sh"
+require_root setpriv unshare
+
+setup_pair
+
+# refuses DESC PATTERN ARGS...: sitd exits non-zero and its first stderr line matches.
+refuses() {
+	local desc=$1 pat=$2 err rc
+	shift 2
+	err=$(ip netns exec "$NS_A" timeout 10 "$SITD" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && head -n 1 <<<"$err" | grep -q -- "$pat"; then
+		ok "$desc: $(head -n 1 <<<"$err")"
+	else
+		not_ok "$desc: exit $rc, stderr: $err"
+	fi
+}
+
+refuses "unknown mode" '"gre"' t0 mode gre remote $B4
+refuses "prefix of a keyword" '"rem"' t0 mode sit rem $B4
+refuses "missing value" '"remote" needs a value' t0 mode sit remote
+refuses "bad address" '"192.0.2.300"' t0 mode sit remote 192.0.2.300
+refuses "remote any" 'remote any' t0 mode sit remote any
+refuses "ttl out of range" '"256"' t0 mode sit remote $B4 ttl 256
+refuses "tos out of range" '"0x100"' t0 mode sit remote $B4 tos 0x100
+refuses "ttl with nopmtudisc" 'ttl != 0 and nopmtudisc are incompatible' t0 mode sit remote $B4 ttl 64 nopmtudisc
+refuses "mtu below the sit minimum" '1279' t0 mode sit remote $B4 mtu 1279
+refuses "name too long" '"abcdefghijklmnop"' abcdefghijklmnop mode sit remote $B4
+refuses "missing remote" 'missing "remote ADDR"' t0 mode sit
+refuses "no mode and a name that does not say" 'cannot determine tunnel mode' t0 remote $B4
+refuses "unknown underlay device" 'cannot find device "nosuch0"' t0 mode sit remote $B4 dev nosuch0
+check "help exits 0" ip netns exec "$NS_A" "$SITD" help
+
+# Without CAP_NET_ADMIN (an unprivileged user, no capabilities).
+err=$(ip netns exec "$NS_A" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$SITD" t1 mode sit remote $B4 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'needs CAP_NET_ADMIN' <<<"$err"; then
+	ok "unprivileged: $err"
+else
+	not_ok "unprivileged: exit $rc, stderr: $err"
+fi
+
+# Without /dev/net/tun (a private mount namespace hides it).
+err=$(ip netns exec "$NS_A" unshare -m sh -c "mount -t tmpfs none /dev/net && exec $SITD t2 mode sit remote $B4" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q '/dev/net/tun' <<<"$err"; then
+	ok "no /dev/net/tun: $err"
+else
+	not_ok "no /dev/net/tun: exit $rc, stderr: $err"
+fi
+check "no device was left behind" bash -c "! ip -n $NS_A link show | grep -qE ' t[012]:'"
+finish

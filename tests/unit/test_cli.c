@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command line in `ip tunnel` grammar (cli.h): what is accepted and the struct
+ * sitd_conf it gives, what is refused and that the error names the offending argument,
+ * and sitd_conf_format.  Keywords and aliases as iproute2 spells them
+ * (ip/iptunnel.c, ip/link_iptnl.c; kernel-sit-ipip.md 2.1), matched exactly.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define R "192.0.2.2"
+#define R_N 0xc0000202u
+#define L "198.51.100.1"
+#define L_N 0xc6336401u
+
+static int argc_of(const char *const *argv)
+{
+	int n = 0;
+
+	while (argv[n])
+		n++;
+	return n;
+}
+
+/* ---- Accepted ---- */
+
+struct want {
+	const char *name;
+	enum sitd_mode mode;
+	uint32_t remote, local;
+	uint8_t ttl, tos;
+	bool pmtudisc;
+	const char *dev;
+	uint32_t mtu;
+};
+
+struct accept_case {
+	const char *name;
+	const char *argv[24];
+	struct want want;
+};
+
+static struct accept_case accept_cases[] = {
+	{ "accept: name starting with sit gives mode sit; defaults as ip tunnel add",
+	  { "sit1", "remote", R, NULL }, { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: name starting with ipip gives mode ipip",
+	  { "ipip0", "remote", R, NULL }, { "ipip0", SITD_MODE_IPIP, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: name NAME, mode sit, local",
+	  { "name", "tun6", "mode", "sit", "remote", R, "local", L, NULL },
+	  { "tun6", SITD_MODE_SIT, R_N, L_N, 0, 0, true, "", 0 } },
+	{ "accept: mode ipv6/ip", { "t", "mode", "ipv6/ip", "remote", R, NULL },
+	  { "t", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: mode ip6ip", { "t", "mode", "ip6ip", "remote", R, NULL },
+	  { "t", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: mode ipip", { "t", "mode", "ipip", "remote", R, NULL },
+	  { "t", SITD_MODE_IPIP, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: mode ip/ip", { "t", "mode", "ip/ip", "remote", R, NULL },
+	  { "t", SITD_MODE_IPIP, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: mode any", { "t", "mode", "any", "remote", R, NULL },
+	  { "t", SITD_MODE_ANY, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: an explicit mode any wins over a sit name", { "sit1", "mode", "any", "remote", R, NULL },
+	  { "sit1", SITD_MODE_ANY, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: an explicit mode ipip wins over a sit name", { "sit1", "mode", "ipip", "remote", R, NULL },
+	  { "sit1", SITD_MODE_IPIP, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: keywords before the name", { "remote", R, "mode", "sit", "tun0", NULL },
+	  { "tun0", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: local any", { "sit1", "remote", R, "local", "any", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: ttl 64", { "sit1", "remote", R, "ttl", "64", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 64, 0, true, "", 0 } },
+	{ "accept: hoplimit 255", { "sit1", "remote", R, "hoplimit", "255", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 255, 0, true, "", 0 } },
+	{ "accept: hlim 1", { "sit1", "remote", R, "hlim", "1", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 1, 0, true, "", 0 } },
+	{ "accept: ttl inherit", { "sit1", "remote", R, "ttl", "inherit", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: tos 20 (hex, as rtnl_dsfield_a2n)", { "sit1", "remote", R, "tos", "20", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0x20, true, "", 0 } },
+	{ "accept: tos 0x28", { "sit1", "remote", R, "tos", "0x28", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0x28, true, "", 0 } },
+	{ "accept: tclass b8", { "sit1", "remote", R, "tclass", "b8", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0xb8, true, "", 0 } },
+	{ "accept: dsfield 10", { "sit1", "remote", R, "dsfield", "10", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0x10, true, "", 0 } },
+	{ "accept: tos inherit", { "sit1", "remote", R, "tos", "inherit", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, SITD_TOS_INHERIT, true, "", 0 } },
+	{ "accept: tos inherit/20 (inherit bit | 0x20)", { "sit1", "remote", R, "tos", "inherit/20", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0x21, true, "", 0 } },
+	{ "accept: nopmtudisc (with ttl inherit)", { "sit1", "remote", R, "nopmtudisc", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, false, "", 0 } },
+	{ "accept: pmtudisc", { "sit1", "remote", R, "pmtudisc", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: dev eth0", { "sit1", "remote", R, "dev", "eth0", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, true, "eth0", 0 } },
+	{ "accept: mtu 1280, the sit minimum", { "sit1", "remote", R, "mtu", "1280", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 1280 } },
+	{ "accept: mtu 65515 (65535 - 20), the sit maximum", { "sit1", "remote", R, "mtu", "65515", NULL },
+	  { "sit1", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 65515 } },
+	{ "accept: mtu 68, the ipip minimum", { "ipip1", "remote", R, "mtu", "68", NULL },
+	  { "ipip1", SITD_MODE_IPIP, R_N, 0, 0, 0, true, "", 68 } },
+	{ "accept: mtu 65515, the ipip maximum", { "ipip1", "remote", R, "mtu", "65515", NULL },
+	  { "ipip1", SITD_MODE_IPIP, R_N, 0, 0, 0, true, "", 65515 } },
+	{ "accept: a name of 15 bytes (IFNAMSIZ - 1)", { "sit456789abcdef", "remote", R, NULL },
+	  { "sit456789abcdef", SITD_MODE_SIT, R_N, 0, 0, 0, true, "", 0 } },
+	{ "accept: everything at once",
+	  { "name", "sit6", "mode", "ip6ip", "remote", R, "local", L, "hoplimit", "200", "tclass",
+	    "inherit/b8", "pmtudisc", "dev", "veth0", "mtu", "1400", NULL },
+	  { "sit6", SITD_MODE_SIT, R_N, L_N, 200, 0xb9, true, "veth0", 1400 } },
+};
+
+static void test_cli_accept(void **state)
+{
+	const struct accept_case *c = *state;
+	const struct want *w = &c->want;
+	struct sitd_conf conf;
+	char err[256] = "untouched";
+
+	memset(&conf, 0xa5, sizeof(conf));
+	assert_int_equal(sitd_cli_parse(argc_of(c->argv), c->argv, &conf, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_string_equal(conf.name, w->name);
+	assert_int_equal(conf.mode, w->mode);
+	assert_int_equal(conf.remote, w->remote);
+	assert_int_equal(conf.local, w->local);
+	assert_int_equal(conf.ttl, w->ttl);
+	assert_int_equal(conf.tos, w->tos);
+	assert_int_equal(conf.pmtudisc, w->pmtudisc);
+	assert_string_equal(conf.dev, w->dev);
+	assert_int_equal(conf.mtu, w->mtu);
+}
+
+/* ---- Refused: the message must name the offending argument ---- */
+
+struct reject_case {
+	const char *name;
+	const char *argv[16];
+	const char *expect[2];	/* substrings of the error text */
+};
+
+static struct reject_case reject_cases[] = {
+	{ "reject: unknown mode gre", { "tun0", "mode", "gre", "remote", R, NULL }, { "\"gre\"", "mode" } },
+	{ "reject: mode isatap is not supported",
+	  { "tun0", "mode", "isatap", "remote", R, NULL }, { "\"isatap\"", NULL } },
+	{ "reject: \"rem\" is no prefix of remote", { "sit1", "rem", R, NULL }, { "\"rem\"", NULL } },
+	{ "reject: \"pmtu\" is no prefix of pmtudisc",
+	  { "sit1", "remote", R, "pmtu", NULL }, { "\"pmtu\"", NULL } },
+	{ "reject: \"loc\" is no prefix of local",
+	  { "sit1", "remote", R, "loc", L, NULL }, { "\"loc\"", NULL } },
+	{ "reject: \"Remote\" is not remote", { "sit1", "Remote", R, NULL }, { "\"Remote\"", NULL } },
+	{ "reject: remote without a value", { "sit1", "remote", NULL }, { "\"remote\"", NULL } },
+	{ "reject: mode without a value", { "sit1", "remote", R, "mode", NULL }, { "\"mode\"", NULL } },
+	{ "reject: ttl without a value", { "sit1", "remote", R, "ttl", NULL }, { "\"ttl\"", NULL } },
+	{ "reject: tclass without a value", { "sit1", "remote", R, "tclass", NULL }, { "\"tclass\"", NULL } },
+	{ "reject: dev without a value", { "sit1", "remote", R, "dev", NULL }, { "\"dev\"", NULL } },
+	{ "reject: mtu without a value", { "sit1", "remote", R, "mtu", NULL }, { "\"mtu\"", NULL } },
+	{ "reject: name without a value", { "remote", R, "name", NULL }, { "\"name\"", NULL } },
+	{ "reject: remote 192.0.2 (three parts)",
+	  { "sit1", "remote", "192.0.2", NULL }, { "\"192.0.2\"", "remote" } },
+	{ "reject: remote 192.0.2.256",
+	  { "sit1", "remote", "192.0.2.256", NULL }, { "\"192.0.2.256\"", NULL } },
+	{ "reject: remote an IPv6 address",
+	  { "sit1", "remote", "2001:db8::1", NULL }, { "\"2001:db8::1\"", NULL } },
+	{ "reject: remote a host name",
+	  { "sit1", "remote", "gw.example", NULL }, { "\"gw.example\"", NULL } },
+	{ "reject: multicast remote 224.0.0.1",
+	  { "sit1", "remote", "224.0.0.1", NULL }, { "\"224.0.0.1\"", "remote" } },
+	{ "reject: multicast remote 239.1.2.3",
+	  { "sit1", "remote", "239.1.2.3", NULL }, { "\"239.1.2.3\"", NULL } },
+	{ "reject: broadcast remote",
+	  { "sit1", "remote", "255.255.255.255", NULL }, { "\"255.255.255.255\"", NULL } },
+	{ "reject: remote 0.0.0.0", { "sit1", "remote", "0.0.0.0", NULL }, { "\"0.0.0.0\"", NULL } },
+	{ "reject: remote any (sitd needs a remote)",
+	  { "sit1", "remote", "any", NULL }, { "remote any", NULL } },
+	{ "reject: multicast local",
+	  { "sit1", "remote", R, "local", "224.0.0.1", NULL }, { "\"224.0.0.1\"", "local" } },
+	{ "reject: ttl 256", { "sit1", "remote", R, "ttl", "256", NULL }, { "\"256\"", "ttl" } },
+	{ "reject: ttl -1", { "sit1", "remote", R, "ttl", "-1", NULL }, { "\"-1\"", "ttl" } },
+	{ "reject: ttl 1a", { "sit1", "remote", R, "ttl", "1a", NULL }, { "\"1a\"", NULL } },
+	{ "reject: hlim 300 names the alias",
+	  { "sit1", "remote", R, "hlim", "300", NULL }, { "\"300\"", "hlim" } },
+	{ "reject: tos 0x100", { "sit1", "remote", R, "tos", "0x100", NULL }, { "\"0x100\"", "tos" } },
+	{ "reject: tos 100 (hex: 0x100)", { "sit1", "remote", R, "tos", "100", NULL }, { "\"100\"", NULL } },
+	{ "reject: tos inherit/ with nothing after",
+	  { "sit1", "remote", R, "tos", "inherit/", NULL }, { "\"inherit/\"", NULL } },
+	{ "reject: dsfield inherit/zz",
+	  { "sit1", "remote", R, "dsfield", "inherit/zz", NULL }, { "\"inherit/zz\"", "dsfield" } },
+	{ "reject: ttl 64 with nopmtudisc", { "sit1", "remote", R, "ttl", "64", "nopmtudisc", NULL },
+	  { "ttl != 0 and nopmtudisc are incompatible", NULL } },
+	{ "reject: nopmtudisc then hoplimit 1", { "sit1", "nopmtudisc", "remote", R, "hoplimit", "1", NULL },
+	  { "ttl != 0 and nopmtudisc are incompatible", NULL } },
+	{ "reject: mtu 1279 on sit", { "sit1", "remote", R, "mtu", "1279", NULL }, { "1279", "mtu" } },
+	{ "reject: mtu 1279 on mode any (a sit device)",
+	  { "t", "mode", "any", "remote", R, "mtu", "1279", NULL }, { "1279", "mtu" } },
+	{ "reject: mtu 67 on ipip", { "ipip1", "remote", R, "mtu", "67", NULL }, { "67", "mtu" } },
+	{ "reject: mtu 65516 on sit", { "sit1", "remote", R, "mtu", "65516", NULL }, { "65516", "mtu" } },
+	{ "reject: mtu 65516 on ipip", { "ipip1", "remote", R, "mtu", "65516", NULL }, { "65516", "mtu" } },
+	{ "reject: mtu 0", { "sit1", "remote", R, "mtu", "0", NULL }, { "\"0\"", "mtu" } },
+	{ "reject: mtu 70000", { "sit1", "remote", R, "mtu", "70000", NULL }, { "70000", "mtu" } },
+	{ "reject: mtu abc", { "sit1", "remote", R, "mtu", "abc", NULL }, { "\"abc\"", "mtu" } },
+	{ "reject: name of 16 bytes",
+	  { "sit456789abcdefg", "remote", R, NULL }, { "\"sit456789abcdefg\"", "name" } },
+	{ "reject: name with '/' (dev_valid_name)",
+	  { "name", "sit/1", "remote", R, NULL }, { "\"sit/1\"", "name" } },
+	{ "reject: name with ':'", { "sit:1", "remote", R, NULL }, { "\"sit:1\"", NULL } },
+	{ "reject: name \"..\"", { "name", "..", "mode", "sit", "remote", R, NULL }, { "\"..\"", NULL } },
+	{ "reject: empty name", { "name", "", "mode", "sit", "remote", R, NULL }, { "\"\"", "name" } },
+	{ "reject: dev with '/'", { "sit1", "remote", R, "dev", "eth/0", NULL }, { "\"eth/0\"", "dev" } },
+	{ "reject: dev of 16 bytes",
+	  { "sit1", "remote", R, "dev", "eth0123456789abc", NULL }, { "\"eth0123456789abc\"", "dev" } },
+	{ "reject: missing name", { "mode", "sit", "remote", R, NULL }, { "name", NULL } },
+	{ "reject: empty command line", { NULL }, { "name", NULL } },
+	{ "reject: missing remote", { "sit1", NULL }, { "remote", NULL } },
+	{ "reject: mode neither given nor implied by the name",
+	  { "tun0", "remote", R, NULL }, { "mode", NULL } },
+	{ "reject: \"ip6tnl0\" starts with neither sit nor ipip (iptunnel.c compares 4 bytes)",
+	  { "ip6tnl0", "remote", R, NULL }, { "mode", NULL } },
+	{ "reject: \"si1\" does not start with sit", { "si1", "remote", R, NULL }, { "mode", NULL } },
+	{ "reject: remote given twice",
+	  { "sit1", "remote", R, "remote", "192.0.2.3", NULL }, { "\"remote\"", "twice" } },
+	{ "reject: local given twice",
+	  { "sit1", "remote", R, "local", L, "local", "any", NULL }, { "\"local\"", "twice" } },
+	{ "reject: mode given twice",
+	  { "t", "mode", "sit", "remote", R, "mode", "ipip", NULL }, { "\"mode\"", "twice" } },
+	{ "reject: ttl then its alias hlim",
+	  { "sit1", "remote", R, "ttl", "1", "hlim", "2", NULL }, { "\"hlim\"", "twice" } },
+	{ "reject: tos then its alias dsfield",
+	  { "sit1", "remote", R, "tos", "1", "dsfield", "2", NULL }, { "\"dsfield\"", "twice" } },
+	{ "reject: pmtudisc then nopmtudisc",
+	  { "sit1", "remote", R, "pmtudisc", "nopmtudisc", NULL }, { "\"nopmtudisc\"", "twice" } },
+	{ "reject: dev given twice",
+	  { "sit1", "remote", R, "dev", "a", "dev", "b", NULL }, { "\"dev\"", "twice" } },
+	{ "reject: mtu given twice",
+	  { "sit1", "remote", R, "mtu", "1400", "mtu", "1500", NULL }, { "\"mtu\"", "twice" } },
+	{ "reject: a second name", { "sit1", "remote", R, "sit2", NULL }, { "\"sit2\"", NULL } },
+	{ "reject: name NAME twice",
+	  { "name", "a", "name", "b", "mode", "sit", "remote", R, NULL }, { "\"b\"", NULL } },
+};
+
+static void test_cli_reject(void **state)
+{
+	const struct reject_case *c = *state;
+	struct sitd_conf conf;
+	char err[256] = "";
+
+	assert_int_equal(sitd_cli_parse(argc_of(c->argv), c->argv, &conf, err, sizeof(err)), -1);
+	assert_true(strlen(err) > 0);
+	assert_null(strchr(err, '\n'));		/* one line */
+	for (size_t i = 0; i < ARRAY_SIZE(c->expect) && c->expect[i]; i++)
+		if (!strstr(err, c->expect[i]))
+			fail_msg("error \"%s\" does not mention %s", err, c->expect[i]);
+}
+
+/* The error text is cut to errlen, NUL included; errlen 0 writes nothing. */
+static void test_cli_err_buffer(void **state)
+{
+	const char *const argv[] = { "sit1", "remote", "224.0.0.1" };
+	struct sitd_conf conf;
+	char err[16];
+
+	(void)state;
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(sitd_cli_parse(3, argv, &conf, err, 8), -1);
+	assert_int_equal(strlen(err), 7);
+	for (size_t i = 8; i < sizeof(err); i++)
+		assert_int_equal(err[i], 'x');
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(sitd_cli_parse(3, argv, &conf, err, 0), -1);
+	for (size_t i = 0; i < sizeof(err); i++)
+		assert_int_equal(err[i], 'x');
+}
+
+/* ---- sitd_conf_format: as `ip tunnel show` prints a tunnel ---- */
+
+struct format_case {
+	const char *name;
+	const char *argv[16];
+	const char *want;
+};
+
+static struct format_case format_cases[] = {
+	{ "format: sit with local", { "sit1", "mode", "sit", "remote", R, "local", L, NULL },
+	  "sit1: ipv6/ip remote 192.0.2.2 local 198.51.100.1 ttl inherit" },
+	{ "format: ipip with dev, ttl, tos inherit/20",
+	  { "ipip1", "remote", R, "ttl", "64", "tos", "inherit/20", "dev", "eth0", NULL },
+	  "ipip1: ip/ip remote 192.0.2.2 local any dev eth0 ttl 64 tos inherit/0x20" },
+	{ "format: mode any, tos inherit, nopmtudisc",
+	  { "t6", "mode", "any", "remote", R, "tos", "inherit", "nopmtudisc", NULL },
+	  "t6: any/ip remote 192.0.2.2 local any ttl inherit tos inherit nopmtudisc" },
+	{ "format: fixed tos", { "sit2", "remote", "203.0.113.7", "tos", "10", "hlim", "1", NULL },
+	  "sit2: ipv6/ip remote 203.0.113.7 local any ttl 1 tos 0x10" },
+};
+
+static void test_cli_format(void **state)
+{
+	const struct format_case *c = *state;
+	struct sitd_conf conf;
+	char err[256], out[256];
+
+	assert_int_equal(sitd_cli_parse(argc_of(c->argv), c->argv, &conf, err, sizeof(err)), 0);
+	assert_int_equal(sitd_conf_format(&conf, out, sizeof(out)), strlen(c->want));
+	assert_string_equal(out, c->want);
+}
+
+/* A short buffer gets a NUL-terminated prefix and nothing past its end. */
+static void test_cli_format_short(void **state)
+{
+	const char *const argv[] = { "sit1", "remote", R };
+	struct sitd_conf conf;
+	char err[256], out[32];
+
+	(void)state;
+	assert_int_equal(sitd_cli_parse(3, argv, &conf, err, sizeof(err)), 0);
+	memset(out, 'x', sizeof(out));
+	sitd_conf_format(&conf, out, 10);
+	assert_string_equal(out, "sit1: ipv");
+	for (size_t i = 10; i < sizeof(out); i++)
+		assert_int_equal(out[i], 'x');
+}
+
+#define TABLE(arr, fn)                                                                     \
+	for (size_t i = 0; i < ARRAY_SIZE(arr); i++)                                      \
+		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
+						  .initial_state = &(arr)[i] }
+
+int main(void)
+{
+	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) +
+				ARRAY_SIZE(format_cases) + 2];
+	size_t n = 0;
+
+	TABLE(accept_cases, test_cli_accept);
+	TABLE(reject_cases, test_cli_reject);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_err_buffer);
+	TABLE(format_cases, test_cli_format);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_format_short);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
