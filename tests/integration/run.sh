@@ -12,8 +12,9 @@ for t in "$@"; do
 	echo "=== $(basename "$t") ($SITD)"
 	out=$(bash "$t" 2>&1)
 	rc=$?
-	echo "$out" | grep -E '^(ok|not ok|FATAL)|passed, .* failed' || true
+	echo "$out" | grep -E '^(ok|not ok|FATAL)' || true
 	line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+	echo "$(basename "$t"): ${line:-no result}"
 	if [ -z "$line" ]; then
 		echo "$out" | tail -n 30
 		failed=$((failed + 1))

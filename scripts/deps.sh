@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what building, testing and the demo need, from Debian's packages.
+# Run as root; does nothing when everything is already there.
+set -eu
+pkgs=(
+	make gcc clang libclang-rt-dev	# build, and libFuzzer + sanitizers for clang
+	libcmocka-dev			# unit tests
+	iproute2 iputils-ping ethtool	# namespaces, veth, ping, TSO on/off
+	socat iperf3 tshark		# transfers, throughput, an independent decoder
+	util-linux procps coreutils	# setpriv, unshare, ps, sha256sum
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "sitd: missing packages (${missing[*]}); run as root to install them" >&2
+	exit 1
+fi
+echo "sitd: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): installs what it needs, builds with gcc and clang,
+# then runs `make check`: unit tests plain and under ASan+UBSan, every fuzzer on its
+# corpus, and the integration tests against the -O2 and the sanitized daemon.  The last
+# line sums every stage's "N passed, N failed".  Needs root (namespaces, TUN, apt-get).
+set -eu
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] || {
+	echo "tests/run.sh: run as root (it installs packages and creates network namespaces)" >&2
+	exit 1
+}
+scripts/deps.sh
+jobs=$(nproc)
+make -j"$jobs" CC=clang O=build-clang all	# the tree builds with clang too
+make -j"$jobs" all build/asan/sitd fuzz-build
+log=$(mktemp /tmp/sitd-check.XXXXXX)
+trap 'rm -f "$log"' EXIT
+set +e
+make check FUZZ_SECONDS="${FUZZ_SECONDS:-20}" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
+     END { print "total: " p " passed, " f " failed" }' "$log"
+exit "$rc"
