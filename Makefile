@@ -41,7 +41,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 all: $(O)/sitd
 
 $(O)/sitd: $(CORE_OBJS) $(APP_OBJS)
-	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
+	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread -lmnl
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -63,7 +63,7 @@ $(O)/asan/unit/%: tests/unit/%.c $(ASAN_CORE_OBJS) tests/unit/pktgen.h
 # The daemon under ASan and UBSan, for the integration tests.
 sitd-asan: $(O)/asan/sitd
 $(O)/asan/sitd: $(ASAN_CORE_OBJS) $(APP_SRCS:%.c=$(O)/asan/%.o)
-	$(call say,LD-SAN,$@)$(CC) $(CFLAGS) $(SAN) -o $@ $^ -lpthread
+	$(call say,LD-SAN,$@)$(CC) $(CFLAGS) $(SAN) -o $@ $^ -lpthread -lmnl
 
 unit: $(UNIT_BINS)
 	$(Q)tests/unit/run.sh $(UNIT_BINS)

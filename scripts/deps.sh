@@ -4,6 +4,7 @@
 set -eu
 pkgs=(
 	make gcc clang libclang-rt-dev	# build, and libFuzzer + sanitizers for clang
+	libmnl-dev			# netlink (link MTU changes)
 	libcmocka-dev			# unit tests
 	iproute2 iputils-ping ethtool	# namespaces, veth, ping, TSO on/off
 	socat iperf3 tshark		# transfers, throughput, an independent decoder

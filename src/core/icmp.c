@@ -7,14 +7,15 @@
 #include "inet.h"
 #include "wire.h"
 
-size_t sitd_icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
-			const uint8_t *src, const uint8_t *pkt, size_t len)
+static size_t icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			  const uint8_t *src, const uint8_t *pkt, size_t len, bool partial)
 {
 	struct sitd_ipinfo ii;
 	size_t quote, total;
 	uint8_t *icmp;
 
-	if (sitd_ip_parse(pkt, len, &ii) || ii.version != 6)
+	if ((partial ? sitd_ip_parse_quote(pkt, len, &ii) : sitd_ip_parse(pkt, len, &ii)) ||
+	    ii.version != 6)
 		return 0;
 	if (sitd_ip_is_icmp_error(pkt, &ii))
 		return 0;
@@ -60,15 +61,16 @@ static bool ip4_is_one_host(uint32_t a)
 	return (a >> 24) != 0 && (a >> 24) != 127 && a != 0xffffffffu && !ip4_addr_is_multicast(a);
 }
 
-size_t sitd_icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
-			uint32_t src, const uint8_t *pkt, size_t len)
+static size_t icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			  uint32_t src, const uint8_t *pkt, size_t len, bool partial)
 {
 	struct sitd_ipinfo ii;
 	uint32_t osrc, odst;
 	size_t quote, total;
 	uint8_t *icmp;
 
-	if (sitd_ip_parse(pkt, len, &ii) || ii.version != 4)
+	if ((partial ? sitd_ip_parse_quote(pkt, len, &ii) : sitd_ip_parse(pkt, len, &ii)) ||
+	    ii.version != 4)
 		return 0;
 	if (ii.later_fragment || sitd_ip_is_icmp_error(pkt, &ii))
 		return 0;
@@ -103,4 +105,28 @@ size_t sitd_icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, ui
 	memcpy(icmp + ICMP_HDR_LEN, pkt, quote);
 	csum_store(icmp + 2, csum_partial(icmp, ICMP_HDR_LEN + quote, 0));
 	return total;
+}
+
+size_t sitd_icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			const uint8_t *src, const uint8_t *pkt, size_t len)
+{
+	return icmp6_error(out, cap, type, code, info, src, pkt, len, false);
+}
+
+size_t sitd_icmp6_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			      const uint8_t *src, const uint8_t *pkt, size_t len)
+{
+	return icmp6_error(out, cap, type, code, info, src, pkt, len, true);
+}
+
+size_t sitd_icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			uint32_t src, const uint8_t *pkt, size_t len)
+{
+	return icmp4_error(out, cap, type, code, info, src, pkt, len, false);
+}
+
+size_t sitd_icmp4_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			      uint32_t src, const uint8_t *pkt, size_t len)
+{
+	return icmp4_error(out, cap, type, code, info, src, pkt, len, true);
 }

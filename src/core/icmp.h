@@ -41,4 +41,13 @@ size_t sitd_icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, ui
 size_t sitd_icmp4_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
 			uint32_t src, const uint8_t *pkt, size_t len);
 
+/*
+ * The same about a packet that is itself quoted in an ICMP error and so may be cut
+ * short (`len` bytes of it are there): used to relay an error to the inner sender.
+ */
+size_t sitd_icmp6_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			      const uint8_t *src, const uint8_t *pkt, size_t len);
+size_t sitd_icmp4_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
+			      uint32_t src, const uint8_t *pkt, size_t len);
+
 #endif

@@ -5,7 +5,7 @@
 
 enum { IP6_EXT_MAX = 8 };
 
-static int ip4_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+static int ip4_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_ipinfo *ii)
 {
 	unsigned hl, frag;
 
@@ -13,6 +13,8 @@ static int ip4_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
 		return -1;
 	hl = (p[IP4_VIHL] & 0x0f) * 4u;
 	ii->len = rd16(p + IP4_TOTLEN);
+	if (partial && ii->len > avail)
+		ii->len = (uint32_t)avail;
 	if (hl < IPV4_HDR_LEN || hl > ii->len || ii->len > avail)
 		return -1;
 	frag = rd16(p + IP4_FRAG);
@@ -27,7 +29,7 @@ static int ip4_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
 	return 0;
 }
 
-static int ip6_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+static int ip6_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_ipinfo *ii)
 {
 	unsigned off = IPV6_HDR_LEN;
 	uint8_t nxt;
@@ -35,7 +37,11 @@ static int ip6_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
 	if (avail < IPV6_HDR_LEN)
 		return -1;
 	ii->len = IPV6_HDR_LEN + (uint32_t)rd16(p + IP6_PLEN);
-	if (ii->len == IPV6_HDR_LEN || ii->len > avail)
+	if (ii->len == IPV6_HDR_LEN)
+		return -1;
+	if (partial && ii->len > avail)
+		ii->len = (uint32_t)avail;
+	if (ii->len > avail)
 		return -1;
 	ii->version = 6;
 	ii->dsfield = ip6_tclass(p);
@@ -85,18 +91,28 @@ done:
 	return 0;
 }
 
-int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+static int ip_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_ipinfo *ii)
 {
 	if (avail < 1)
 		return -1;
 	switch (ip_version(p)) {
 	case 4:
-		return ip4_parse(p, avail, ii);
+		return ip4_parse(p, avail, partial, ii);
 	case 6:
-		return ip6_parse(p, avail, ii);
+		return ip6_parse(p, avail, partial, ii);
 	default:
 		return -1;
 	}
+}
+
+int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+{
+	return ip_parse(p, avail, false, ii);
+}
+
+int sitd_ip_parse_quote(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+{
+	return ip_parse(p, avail, true, ii);
 }
 
 bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii)

@@ -29,6 +29,12 @@ struct sitd_ipinfo {
 int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
 
 /*
+ * The same for a packet quoted in an ICMP error, which may be cut short: a declared
+ * length beyond `avail` is taken as `avail` (ii->len says what is there).
+ */
+int sitd_ip_parse_quote(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
+
+/*
  * True when the packet is an ICMP or ICMPv6 message that no error may answer: an error
  * message (not a query), or an ICMPv6 Redirect (RFC 4443 2.4(e.2)).
  */

@@ -51,6 +51,11 @@ enum sitd_drop {
 	X(tx_icmp_frag_needed, "ICMPv4 Fragmentation Needed written to TUN")                 \
 	X(tx_icmp_ratelimited, "ICMP errors suppressed by the rate limit")                   \
 	X(tx_icmp_declined, "ICMP errors not sent (RFC 4443 2.4(e), RFC 1812 4.3.2.7)")      \
+	X(tx_icmp_link_failure, "unreachable errors sent by the damper (kernel err_count)")    \
+	X(err_received, "ICMPv4 errors received about our outer packets")                     \
+	X(err_frag_needed, "... of which Fragmentation Needed (path MTU)")                    \
+	X(err_relayed, "... relayed to the inner sender")                                     \
+	X(err_damped, "... not relayable, counted for the damper")                            \
 	X(rx_packets, "inner packets written to TUN")                                         \
 	X(rx_bytes, "inner bytes written to TUN")                                             \
 	X(rx_ecn_marked, "inner packets whose ECN field was changed on decapsulation")

@@ -13,8 +13,9 @@
 enum { ICMP_RATE = 1000, ICMP_BURST = 50 };
 
 void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
-		  uint16_t first_id)
+		  struct sitd_damper *damper, uint16_t first_id)
 {
+	tx->damper = damper;
 	tx->mode = conf->mode;
 	tx->local = conf->local;
 	tx->remote = conf->remote;
@@ -96,6 +97,27 @@ static enum sitd_tx_verdict tx_too_big(struct sitd_tx *tx, const uint8_t *pkt, u
 	else
 		STAT_INC(tx->stats->tx_icmp_frag_needed);
 	return SITD_TX_ICMP;
+}
+
+/*
+ * The damper's link failure (the kernel's dst_link_failure): ICMPv6 address unreachable
+ * or ICMPv4 host unreachable to the sender, while its packet still goes out.
+ */
+static void tx_link_failure(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len, unsigned version,
+			    uint64_t now_ns)
+{
+	uint8_t *ip = tx->icmp + VNET_HDR_LEN;
+	size_t cap = sizeof(tx->icmp) - VNET_HDR_LEN, n;
+
+	if (version == 6)
+		n = sitd_icmp6_error(ip, cap, ICMP6_DST_UNREACH, 3, 0, NULL, pkt, len);
+	else
+		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, 1, 0, 0, pkt, len);
+	if (!n || !rl_allow(&tx->icmp_rl, now_ns))
+		return;
+	memset(tx->icmp, 0, VNET_HDR_LEN);
+	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
+	STAT_INC(tx->stats->tx_icmp_link_failure);
 }
 
 static uint32_t frag_size(uint32_t path_mtu)
@@ -188,6 +210,8 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	tx->outer_tos = ecn_encapsulate(base_tos, ii.dsfield);
 	tx->outer_ttl = tx->ttl ? tx->ttl : ii.ttl;
 	tx->outer_proto = sitd_outer_proto(ii.version);
+	if (tx->damper && damper_take(tx->damper, now_ns))
+		tx_link_failure(tx, pkt, len, ii.version, now_ns);
 	/* Only now: after any other verdict, sitd_tx_next() must find nothing to send. */
 	tx->nseg = nseg;
 	if (tx->hdrlen) {

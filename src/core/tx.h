@@ -13,7 +13,8 @@
  *	v = sitd_tx_begin(tx, frame, len, path_mtu, now);
  *	if (v == SITD_TX_SEND)
  *		while (!sitd_tx_next(tx)) { send tx->out[0..nout); sitd_tx_reset(tx); }
- *	if (v == SITD_TX_ICMP) write tx->icmp[0..icmp_len) to TUN.
+ *	if (tx->icmp_len) write tx->icmp[0..icmp_len) to TUN.
+ * An ICMP error can come with SEND too: the damper's link failure reports (icmperr.h).
  * Outputs of several frames may accumulate before one send; call sitd_tx_reset() after it.
  */
 #ifndef SITD_TX_H
@@ -24,6 +25,7 @@
 #include <sys/uio.h>
 
 #include "conf.h"
+#include "icmperr.h"
 #include "ratelimit.h"
 #include "stats.h"
 #include "wire.h"
@@ -50,6 +52,7 @@ struct sitd_tx {
 	uint8_t ttl, tos;
 	bool pmtudisc;
 	struct sitd_stats *stats;
+	struct sitd_damper *damper;	/* NULL: none */
 	struct sitd_ratelimit icmp_rl;
 	uint16_t ip_id;			/* outer IPv4 ID, one per outer packet */
 
@@ -75,7 +78,7 @@ struct sitd_tx {
 };
 
 void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
-		  uint16_t first_id);
+		  struct sitd_damper *damper, uint16_t first_id);
 
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
 				   uint32_t path_mtu, uint64_t now_ns);

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libmnl/libmnl.h>
+#include <linux/errqueue.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -17,7 +19,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "icmperr.h"
 #include "log.h"
+#include "nl.h"
+#include "ratelimit.h"
 #include "rx.h"
 #include "sock.h"
 #include "tun.h"
@@ -88,6 +93,8 @@ void tunnel_open(struct sitd_tunnel *t)
 		log_fatal("cannot create TUN device \"%s\"", c->name);
 	}
 
+	t->ifindex = if_nametoindex(c->name);
+
 	for (int i = 0; i < 2; i++) {
 		uint8_t proto = i == 0 ? IPPROTO_IPV6 : IPPROTO_IPIP;
 
@@ -149,6 +156,7 @@ static void tx_flush(struct tx_worker *w)
 	struct sitd_tx *tx = &w->tx;
 	struct sitd_stats *st = &w->t->tx_stats;
 	unsigned n = tx->nout, i = 0;
+	bool retried = false;
 
 	for (unsigned k = 0; k < n; k++) {
 		struct msghdr *m = &w->msgs[k].msg_hdr;
@@ -167,13 +175,22 @@ static void tx_flush(struct tx_worker *w)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			/* This message failed; the rest may still go. */
+			/*
+			 * An ICMP error about an earlier packet leaves its errno on the socket,
+			 * and the next send reports it instead of sending (sock_error()): try
+			 * once more before counting this message as lost.  A real failure
+			 * (EMSGSIZE, no route) fails again; the rest of the batch may still go.
+			 */
+			if (!retried) {
+				retried = true;
+				continue;
+			}
 			STAT_DROP(st, tx_send_error);
-			if (errno == EMSGSIZE)
-				path_mtu_refresh(w->t);
+			retried = false;
 			i++;
 			continue;
 		}
+		retried = false;
 		for (int k = 0; k < r; k++)
 			STAT_ADD(st->tx_bytes, tx->out[i + k].len);
 		STAT_ADD(st->tx_packets, (uint64_t)r);
@@ -205,10 +222,9 @@ static void *tx_main(void *arg)
 			continue;
 		}
 		v = sitd_tx_begin(&w->tx, w->frames[nframe], (uint32_t)n, path_mtu_get(t), now_ns());
-		if (v == SITD_TX_ICMP) {
-			if (write(t->tun_fd, w->tx.icmp, w->tx.icmp_len) < 0)
-				STAT_DROP(&t->tx_stats, tun_write_error);
-		} else if (v == SITD_TX_SEND) {
+		if (w->tx.icmp_len && write(t->tun_fd, w->tx.icmp, w->tx.icmp_len) < 0)
+			STAT_DROP(&t->tx_stats, tun_write_error);
+		if (v == SITD_TX_SEND) {
 			while (!sitd_tx_next(&w->tx))
 				tx_flush(w);
 			nframe++;
@@ -227,6 +243,11 @@ static void *tx_main(void *arg)
 struct rx_worker {
 	struct sitd_tunnel *t;
 	struct sitd_rx rx;
+	struct sitd_ratelimit relay_rl;
+	struct mnl_socket *nl;
+	uint8_t cmsg[256];
+	uint8_t errpkt[RX_BUF];
+	uint8_t relay[ICMP6_ERR_MAX];
 	struct mmsghdr msgs[RX_BATCH];
 	struct iovec iovs[RX_BATCH];
 	uint8_t bufs[RX_BATCH][RX_BUF];
@@ -266,26 +287,135 @@ static void rx_batch(struct rx_worker *w, int fd)
 	}
 }
 
+/*
+ * ICMP errors about our outer packets, queued by the kernel (IP_RECVERR).  The kernel
+ * has already applied Fragmentation Needed to its route (raw_err() ->
+ * ipv4_sk_update_pmtu()); sitd reads the new path MTU back and relays the rest.
+ */
+static void rx_errqueue(struct rx_worker *w, int fd)
+{
+	static uint8_t vnet_none[VNET_HDR_LEN];
+	struct sitd_tunnel *t = w->t;
+	struct sitd_stats *st = &t->rx_stats;
+
+	for (;;) {
+		struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->cmsg,
+				    .msg_controllen = sizeof(w->cmsg) };
+		const struct sock_extended_err *ee = NULL;
+		struct sitd_err e;
+		struct sockaddr_in off;
+		size_t len;
+		ssize_t n = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+
+		if (n < 0)
+			return;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
+				ee = (const struct sock_extended_err *)CMSG_DATA(c);
+		if (!ee)
+			continue;
+		if (ee->ee_origin == SO_EE_ORIGIN_LOCAL) {
+			/* Our own send was refused as too big for the device. */
+			if (ee->ee_errno == EMSGSIZE)
+				path_mtu_refresh(t);
+			continue;
+		}
+		if (ee->ee_origin != SO_EE_ORIGIN_ICMP)
+			continue;
+		/* SO_EE_OFFENDER(ee), without its cast away of const. */
+		memcpy(&off, ee + 1, sizeof(off));
+		e.type = ee->ee_type;
+		e.code = ee->ee_code;
+		e.info = ee->ee_info;
+		e.offender = off.sin_family == AF_INET ? rd32((const uint8_t *)&off.sin_addr) : 0;
+		e.quoted = w->errpkt;
+		e.len = (size_t)n;
+		switch (sitd_icmp_err(&t->conf, &e, w->relay, sizeof(w->relay), &len)) {
+		case ERR_NOT_OURS:
+		case ERR_IGNORE:
+			continue;
+		case ERR_PMTU:
+			STAT_INC(st->err_received);
+			STAT_INC(st->err_frag_needed);
+			path_mtu_refresh(t);
+			continue;
+		case ERR_DAMP:
+			STAT_INC(st->err_received);
+			STAT_INC(st->err_damped);
+			damper_note(&t->damper, now_ns());
+			continue;
+		case ERR_RELAY:
+			STAT_INC(st->err_received);
+			if (!rl_allow(&w->relay_rl, now_ns())) {
+				STAT_INC(st->tx_icmp_ratelimited);
+				continue;
+			}
+			{
+				struct iovec out[2] = { { vnet_none, VNET_HDR_LEN }, { w->relay, len } };
+
+				if (writev(t->tun_fd, out, 2) < 0)
+					STAT_DROP(st, tun_write_error);
+				else
+					STAT_INC(st->err_relayed);
+			}
+			continue;
+		}
+	}
+}
+
+/*
+ * `ip link set NAME mtu N` goes straight to the TUN device, which takes 68..65535; the
+ * kernel's sit takes 1280..65515 and its ipip 68..65515 (kernel-sit-ipip.md 2.1), so
+ * sitd puts a value outside those bounds back inside them.
+ */
+static void rx_link_mtu(void *arg, unsigned mtu)
+{
+	struct sitd_tunnel *t = arg;
+	unsigned lo = sitd_mtu_min(t->conf.mode), hi = sitd_mtu_max(t->conf.mode);
+	unsigned fixed = mtu < lo ? lo : mtu > hi ? hi : mtu;
+
+	if (fixed != mtu) {
+		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,
+			  lo, hi, fixed);
+		if (link_set_mtu(t->conf.name, fixed) < 0)
+			log_warn("%s: cannot set mtu %u", t->conf.name, fixed);
+		mtu = fixed;
+	}
+	if (mtu != __atomic_load_n(&t->conf.mtu, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&t->conf.mtu, mtu, __ATOMIC_RELAXED);
+		log_info("%s: device mtu %u", t->conf.name, mtu);
+	}
+}
+
 static void *rx_main(void *arg)
 {
 	struct rx_worker *w = arg;
 	struct sitd_tunnel *t = w->t;
-	struct pollfd p[2];
-	int np = 0;
+	struct pollfd p[3];
+	int np = 0, nraw;
 	uint64_t next_refresh = now_ns();
 
 	for (int i = 0; i < 2; i++)
 		if (t->raw_fd[i] >= 0)
 			p[np++] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
+	nraw = np;
+	if (w->nl)
+		p[np++] = (struct pollfd){ .fd = nl_fd(w->nl), .events = POLLIN };
 	for (;;) {
 		int r = poll(p, (nfds_t)np, PMTU_REFRESH_MS);
 		uint64_t now;
 
 		if (r < 0 && errno != EINTR)
 			log_fatal("%s: poll", t->conf.name);
-		for (int i = 0; r > 0 && i < np; i++)
+		for (int i = 0; r > 0 && i < nraw; i++) {
+			if (p[i].revents & POLLERR)
+				rx_errqueue(w, p[i].fd);
 			if (p[i].revents & POLLIN)
 				rx_batch(w, p[i].fd);
+		}
+		if (r > 0 && np > nraw && (p[nraw].revents & POLLIN))
+			nl_link_read(w->nl, t->ifindex, rx_link_mtu, t);
 		now = now_ns();
 		if (now >= next_refresh) {
 			path_mtu_refresh(t);
@@ -309,8 +439,12 @@ void tunnel_start(struct sitd_tunnel *t)
 	wr32((uint8_t *)&tw->dst.sin_addr, t->conf.remote);
 	/* A start for the outer ID that differs between runs, as the kernel's is hashed. */
 	id = (uint16_t)(now_ns() ^ (uint64_t)getpid());
-	sitd_tx_init(&tw->tx, &t->conf, &t->tx_stats, id);
+	sitd_tx_init(&tw->tx, &t->conf, &t->tx_stats, &t->damper, id);
 	sitd_rx_init(&rw->rx, &t->conf, &t->rx_stats);
+	rl_init(&rw->relay_rl, 1000, 50);
+	rw->nl = nl_link_open();
+	if (!rw->nl)
+		log_warn("%s: no link notifications; mtu bounds are not enforced", t->conf.name);
 
 	if (fcntl_nonblock(t->tun_fd) < 0)
 		log_fatal("%s: O_NONBLOCK", t->conf.name);

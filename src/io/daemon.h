@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "icmperr.h"
 #include "stats.h"
 
 struct sitd_tunnel {
@@ -19,7 +20,9 @@ struct sitd_tunnel {
 	int send_fd;			/* the one the transmit thread writes to */
 	int probe_fd;			/* path MTU probe, see sock.h */
 	unsigned offloads;
+	unsigned ifindex;		/* of the TUN device */
 	uint32_t path_mtu;		/* atomic: written by rx, read by tx */
+	struct sitd_damper damper;	/* written by rx, read by tx */
 	struct sitd_stats tx_stats, rx_stats;
 	pthread_t tx_thread, rx_thread;
 };

@@ -36,7 +36,10 @@ int raw_open(uint8_t proto, const char *dev)
 
 	if (fd < 0)
 		return -1;
-	if (setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &on, sizeof(on)) < 0 || bind_dev(fd, dev) < 0) {
+	/* IP_RECVERR: ICMP errors about our packets arrive on the error queue, for sitd to
+	 * learn the path MTU from and relay to inner senders. */
+	if (setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) < 0 || bind_dev(fd, dev) < 0) {
 		err = errno;
 		close(fd);
 		errno = err;

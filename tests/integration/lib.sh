@@ -142,6 +142,35 @@ tun_up() {
 	[ -z "$a4" ] || ip -n "$ns" addr add "$a4/24" dev "$dev"
 }
 
+# Three namespaces, A - R - B, R a router whose link toward B has MTU $1:
+#
+#   A va 192.0.2.1/24 === ra 192.0.2.254/24  R  rb 203.0.113.254/24 === vb 203.0.113.2/24 B
+#                                                <------ MTU $1 ------>
+#
+# R forwards and sends ICMP errors as any router; the tunnel runs between A and B.
+setup_routed() {
+	local mtu=${1:-1400}
+	for ns in "$NS_A" "$NS_R" "$NS_B"; do
+		ip netns add "$ns" || die "cannot create network namespaces"
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_A" link add va type veth peer name ra netns "$NS_R" || die "cannot create veth"
+	ip -n "$NS_R" link add rb mtu "$mtu" type veth peer name vb mtu "$mtu" netns "$NS_B" ||
+		die "cannot create veth"
+	ip -n "$NS_A" addr add 192.0.2.1/24 dev va
+	ip -n "$NS_R" addr add 192.0.2.254/24 dev ra
+	ip -n "$NS_R" addr add 203.0.113.254/24 dev rb
+	ip -n "$NS_B" addr add 203.0.113.2/24 dev vb
+	ip -n "$NS_A" link set va up
+	ip -n "$NS_R" link set ra up
+	ip -n "$NS_R" link set rb up
+	ip -n "$NS_B" link set vb up
+	ip -n "$NS_A" route add default via 192.0.2.254
+	ip -n "$NS_B" route add default via 203.0.113.254
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1
+	B4=203.0.113.2
+}
+
 # The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after.
 setup_tunnel() {
 	local mode=$1

@@ -46,7 +46,7 @@ static void tx_setup(enum sitd_mode mode, uint8_t ttl, uint8_t tos, bool pmtudis
 	c.tos = tos;
 	c.pmtudisc = pmtudisc;
 	memset(&st, 0, sizeof(st));
-	sitd_tx_init(&tx, &c, &st, first_id);
+	sitd_tx_init(&tx, &c, &st, NULL, first_id);
 	nsegs = pool_used = 0;
 }
 

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ICMPv4 errors about sitd's own outer packets, as the kernel queues them on the raw
+ * socket (IP_RECVERR): what they mean for the tunnel, and the error relayed to the inner
+ * sender.  The model is the kernel's ipip6_err() (net/ipv6/sit.c) and
+ * ip6_err_gen_icmpv6_unreach() (net/ipv6/icmp.c).
+ */
+#ifndef SITD_ICMPERR_H
+#define SITD_ICMPERR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+enum sitd_err_action {
+	ERR_IGNORE,	/* a type the tunnel does not act on (redirect, parameter problem, ...) */
+	ERR_NOT_OURS,	/* the quoted packet is not this tunnel's */
+	ERR_PMTU,	/* Fragmentation Needed: the path MTU changed */
+	ERR_RELAY,	/* an error for the inner sender is in `out` */
+	ERR_DAMP,	/* cannot relay: count it for the damper (see struct sitd_damper) */
+};
+
+struct sitd_err {
+	uint8_t type, code;
+	uint32_t info;		/* sock_extended_err.ee_info: the next-hop MTU for type 3 code 4 */
+	uint32_t offender;	/* who sent the ICMP error (a router on the path) */
+	const uint8_t *quoted;	/* the offending outer packet, from its IPv4 header */
+	size_t len;
+};
+
+/*
+ * Decide, and for ERR_RELAY build the inner error (an IPv6 or IPv4 packet) into out.
+ * Relayed: destination unreachable (all codes but source route failed, and but
+ * fragmentation needed, which is ERR_PMTU) and time exceeded in transit.  For IPv6 inside
+ * it becomes ICMPv6 address unreachable or hop limit exceeded from the router's
+ * v4-mapped address, as the kernel does; for IPv4 inside, ICMPv4 host unreachable or time
+ * exceeded from the router's address.  The quoted inner packet must hold its IP header
+ * and 8 more bytes; when it does not, ERR_DAMP, unless ttl is inherited and the error is
+ * time exceeded (the kernel's exception: with ttl inherit, that error is the inner
+ * sender's own doing).
+ */
+enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_err *e, uint8_t *out,
+				   size_t cap, size_t *out_len);
+
+/*
+ * The kernel's err_count / err_time (IPTUNNEL_ERR_TIMEO, 30 s): errors that could not be
+ * relayed make the next transmits report a link failure to their senders, one per error,
+ * while still sending.  Written by the receive thread, consumed by the transmit thread.
+ */
+struct sitd_damper {
+	uint32_t count;
+	uint64_t time_ns;
+};
+
+#define SITD_ERR_TIMEO_NS (30ull * 1000000000ull)
+
+static inline void damper_note(struct sitd_damper *d, uint64_t now_ns)
+{
+	uint64_t t = __atomic_load_n(&d->time_ns, __ATOMIC_RELAXED);
+	uint32_t n = __atomic_load_n(&d->count, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&d->count, now_ns < t + SITD_ERR_TIMEO_NS ? n + 1 : 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->time_ns, now_ns, __ATOMIC_RELEASE);
+}
+
+/* True when this transmit should report a link failure. */
+static inline bool damper_take(struct sitd_damper *d, uint64_t now_ns)
+{
+	uint32_t n = __atomic_load_n(&d->count, __ATOMIC_ACQUIRE);
+
+	if (n == 0)
+		return false;
+	if (now_ns < __atomic_load_n(&d->time_ns, __ATOMIC_RELAXED) + SITD_ERR_TIMEO_NS) {
+		/* A lost race with damper_note() only changes the count by one. */
+		__atomic_compare_exchange_n(&d->count, &n, n - 1, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+		return true;
+	}
+	__atomic_store_n(&d->count, 0, __ATOMIC_RELAXED);
+	return false;
+}
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#include "nl.h"
+
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+struct nl_cb_arg {
+	unsigned ifindex;
+	void (*fn)(void *arg, unsigned mtu);
+	void *arg;
+};
+
+struct mnl_socket *nl_link_open(void)
+{
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
+		int err = errno;
+
+		mnl_socket_close(nl);
+		errno = err;
+		return NULL;
+	}
+	return nl;
+}
+
+int nl_fd(struct mnl_socket *nl)
+{
+	return mnl_socket_get_fd(nl);
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nl_cb_arg *a = data;
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct nlattr *attr;	/* not const: mnl_attr_for_each casts it */
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || (unsigned)ifi->ifi_index != a->ifindex)
+		return MNL_CB_OK;
+	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
+		if (mnl_attr_get_type(attr) == IFLA_MTU && mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			a->fn(a->arg, mnl_attr_get_u32(attr));
+	}
+	return MNL_CB_OK;
+}
+
+void nl_link_read(struct mnl_socket *nl, unsigned ifindex, void (*fn)(void *arg, unsigned mtu),
+		  void *arg)
+{
+	char buf[8192];	/* MNL_SOCKET_BUFFER_SIZE, without its VLA */
+	struct nl_cb_arg a = { .ifindex = ifindex, .fn = fn, .arg = arg };
+	ssize_t n;
+
+	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0)
+		(void)mnl_cb_run(buf, (size_t)n, 0, 0, link_cb, &a);
+}
