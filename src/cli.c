@@ -177,6 +177,10 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 		} else if (!strcmp(a, "pmtudisc") || !strcmp(a, "nopmtudisc")) {
 			ONCE(SEEN_PMTU);
 			c->pmtudisc = a[0] == 'p';
+		} else if (!strcmp(a, "nogso")) {
+			c->nogso = true;
+		} else if (!strcmp(a, "nogro")) {
+			c->nogro = true;
 		} else if (!strcmp(a, "dev")) {
 			ONCE(SEEN_DEV);
 			NEXT_ARG();
@@ -267,8 +271,8 @@ size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len)
 		snprintf(tos, sizeof(tos), " tos inherit/0x%x", c->tos & ~SITD_TOS_INHERIT);
 	else if (c->tos)
 		snprintf(tos, sizeof(tos), " tos 0x%x", c->tos);
-	n = snprintf(buf, len, "%s: %s remote %s local %s%s%s ttl %s%s%s", c->name,
+	n = snprintf(buf, len, "%s: %s remote %s local %s%s%s ttl %s%s%s%s%s", c->name,
 		     mode_str(c->mode), r, l, c->dev[0] ? " dev " : "", c->dev, ttl, tos,
-		     c->pmtudisc ? "" : " nopmtudisc");
+		     c->pmtudisc ? "" : " nopmtudisc", c->nogso ? " nogso" : "", c->nogro ? " nogro" : "");
 	return n < 0 ? 0 : (size_t)n;
 }

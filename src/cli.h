@@ -4,11 +4,13 @@
  *
  *   sitd [name] NAME [mode {sit|ipip|any}] remote ADDR [local {ADDR|any}]
  *        [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]
- *        [pmtudisc|nopmtudisc] [dev IFACE] [mtu N]
+ *        [pmtudisc|nopmtudisc] [dev IFACE] [mtu N] [nogso] [nogro]
  *
  * Keywords and aliases as iproute2 spells them (hoplimit and hlim for ttl, tclass and
  * dsfield for tos; ipv6/ip and ip6ip for sit, ip/ip for ipip), matched exactly: no
- * prefixes.  Pure: no I/O, the error is returned as text.
+ * prefixes.  nogso and nogro are sitd's own: no TSO on the TUN device (the kernel then
+ * segments, as with `ethtool -K NAME tso off`), no merging on receive.  Pure: no I/O, the
+ * error is returned as text.
  */
 #ifndef SITD_CLI_H
 #define SITD_CLI_H

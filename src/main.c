@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: sitd [name] NAME [mode {sit|ipip|any}] remote ADDR [local {ADDR|any}]\n"
 	      "            [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]\n"
-	      "            [pmtudisc|nopmtudisc] [dev PHYS_DEV] [mtu N]\n"
+	      "            [pmtudisc|nopmtudisc] [dev PHYS_DEV] [mtu N] [nogso] [nogro]\n"
 	      "\n"
 	      "Creates TUN device NAME and runs the tunnel in the foreground, as\n"
 	      "`ip tunnel add NAME ...` would in the kernel.  Aliases: hoplimit, hlim (ttl);\n"

@@ -25,6 +25,8 @@ struct sitd_conf {
 	uint8_t tos;			/* SITD_TOS_INHERIT, or a fixed DS field */
 	bool pmtudisc;
 	uint32_t mtu;			/* 0 = underlay MTU - 20, as the kernel */
+	bool nogso;			/* no TSO on the TUN device: the kernel segments */
+	bool nogro;			/* write received segments one by one */
 };
 
 static inline bool sitd_mode_carries(enum sitd_mode m, unsigned ip_version)

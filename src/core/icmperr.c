@@ -61,7 +61,8 @@ enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_
 		n = sitd_icmp6_error_quote(out, cap, exceeded ? ICMP6_TIME_EXCEEDED : ICMP6_DST_UNREACH,
 					   exceeded ? ICMP6_EXC_HOPLIMIT : ICMP6_ADDR_UNREACH, 0, src,
 					   inner, ilen);
-	} else if (proto == IPPROTO_IPIP && ilen >= IPV4_HDR_LEN + 8 && ip_version(inner) == 4) {
+	} else if (proto == IPPROTO_IPIP && ilen >= IPV4_HDR_LEN && ip_version(inner) == 4 &&
+		   ilen >= (inner[IP4_VIHL] & 0x0fu) * 4u + 8) {
 		n = sitd_icmp4_error_quote(out, cap, exceeded ? ICMP4_TIME_EXCEEDED : ICMP4_DEST_UNREACH,
 					   exceeded ? ICMP4_EXC_TTL : ICMP4_HOST_UNREACH, 0, e->offender,
 					   inner, ilen);

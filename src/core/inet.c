@@ -55,6 +55,11 @@ static int ip6_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_i
 	for (int i = 0; i < IP6_EXT_MAX; i++) {
 		unsigned hl;
 
+		/* A quote may end inside the extension headers: stop there, L4 unknown. */
+		if (partial && off + 8 > ii->len &&
+		    (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_ROUTING || nxt == IPPROTO_DSTOPTS ||
+		     nxt == IPPROTO_AH || nxt == IPPROTO_FRAGMENT))
+			goto done;
 		switch (nxt) {
 		case IPPROTO_HOPOPTS:
 		case IPPROTO_ROUTING:
@@ -78,8 +83,11 @@ static int ip6_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_i
 		default:
 			goto done;
 		}
-		if (off + hl > ii->len)
+		if (off + hl > ii->len) {
+			if (partial)
+				goto done;
 			return -1;
+		}
 		nxt = p[off];
 		off += hl;
 		if (ii->later_fragment)

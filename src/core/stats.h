@@ -58,7 +58,11 @@ enum sitd_drop {
 	X(err_damped, "... not relayable, counted for the damper")                            \
 	X(rx_packets, "inner packets written to TUN")                                         \
 	X(rx_bytes, "inner bytes written to TUN")                                             \
-	X(rx_ecn_marked, "inner packets whose ECN field was changed on decapsulation")
+	X(rx_ecn_marked, "inner packets whose ECN field was changed on decapsulation")       \
+	X(rx_gro_packets, "super-packets written to TUN (GRO)")                               \
+	X(rx_gro_merged, "segments merged into them")                                        \
+	X(rx_gro_fallback, "merged writes the kernel refused, rewritten one by one")        \
+	X(rx_csum_bad, "inner TCP segments with a wrong checksum (not merged)")
 
 struct sitd_stats {
 #define SITD_CTR_FIELD(name, desc) uint64_t name;

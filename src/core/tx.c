@@ -113,8 +113,14 @@ static void tx_link_failure(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len
 		n = sitd_icmp6_error(ip, cap, ICMP6_DST_UNREACH, 3, 0, NULL, pkt, len);
 	else
 		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, 1, 0, 0, pkt, len);
-	if (!n || !rl_allow(&tx->icmp_rl, now_ns))
+	if (!n) {
+		STAT_INC(tx->stats->tx_icmp_declined);
 		return;
+	}
+	if (!rl_allow(&tx->icmp_rl, now_ns)) {
+		STAT_INC(tx->stats->tx_icmp_ratelimited);
+		return;
+	}
 	memset(tx->icmp, 0, VNET_HDR_LEN);
 	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
 	STAT_INC(tx->stats->tx_icmp_link_failure);

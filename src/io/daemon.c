@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gro.h"
 #include "icmperr.h"
 #include "log.h"
 #include "nl.h"
@@ -32,7 +33,7 @@
 enum {
 	FRAME_SIZE = VNET_HDR_LEN + IP_MAX_LEN,
 	TX_FRAMES = 16,		/* frames whose segments may wait for one sendmmsg */
-	RX_BATCH = 64,
+	RX_BATCH = GRO_BATCH,
 	RX_BUF = IP_MAX_LEN,
 	PMTU_REFRESH_MS = 1000,
 	DEFAULT_UNDERLAY_MTU = 1500,	/* the kernel's fallback: ETH_DATA_LEN */
@@ -80,7 +81,7 @@ void tunnel_open(struct sitd_tunnel *t)
 		log_fatalx("cannot find device \"%s\"", c->dev);
 
 	/* The TUN device first: it needs CAP_NET_ADMIN, the clearer message. */
-	t->tun_fd = tun_open(c->name, &t->offloads);
+	t->tun_fd = tun_open(c->name, !c->nogso, &t->offloads);
 	if (t->tun_fd < 0) {
 		if (errno == ENOENT || errno == ENODEV)
 			log_fatal("cannot open /dev/net/tun (is the tun module there?)");
@@ -243,6 +244,7 @@ static void *tx_main(void *arg)
 struct rx_worker {
 	struct sitd_tunnel *t;
 	struct sitd_rx rx;
+	struct sitd_gro gro;
 	struct sitd_ratelimit relay_rl;
 	struct mnl_socket *nl;
 	uint8_t cmsg[256];
@@ -253,11 +255,47 @@ struct rx_worker {
 	uint8_t bufs[RX_BATCH][RX_BUF];
 };
 
+/* Write one GRO output; on a refused merged write, fall back to unmerged for good. */
+static void rx_write(struct rx_worker *w, unsigned i)
+{
+	static uint8_t vnet_none[VNET_HDR_LEN];
+	struct sitd_gro *g = &w->gro;
+	struct sitd_gro_item *it = &g->item[i];
+	struct sitd_stats *st = &w->t->rx_stats;
+	uint32_t bytes = 0;
+
+	for (unsigned k = 1; k < g->iov_cnt[i]; k++)
+		bytes += (uint32_t)g->iov[g->iov_start[i] + k].iov_len;
+	if (writev(w->t->tun_fd, g->iov + g->iov_start[i], (int)g->iov_cnt[i]) >= 0) {
+		STAT_ADD(st->rx_packets, it->nseg);
+		STAT_ADD(st->rx_bytes, bytes);
+		return;
+	}
+	if (errno != EINVAL || it->nseg == 1) {
+		STAT_ADD(st->drop[SITD_DROP_tun_write_error], it->nseg);
+		return;
+	}
+	/* Kernels with e269d79c7d35 and without 89add40066f9 refuse a short last segment. */
+	if (g->enabled)
+		log_warnx("%s: the kernel refused a merged write to TUN; GRO off", w->t->conf.name);
+	g->enabled = false;
+	sitd_gro_unmerge(g, i);
+	STAT_INC(st->rx_gro_fallback);
+	for (unsigned s = 0; s < it->nseg; s++) {
+		struct iovec out[2] = { { vnet_none, VNET_HDR_LEN },
+					{ g->pkt[it->idx[s]].p, g->pkt[it->idx[s]].len } };
+
+		if (writev(w->t->tun_fd, out, 2) < 0) {
+			STAT_DROP(st, tun_write_error);
+			continue;
+		}
+		STAT_INC(st->rx_packets);
+		STAT_ADD(st->rx_bytes, g->pkt[it->idx[s]].len);
+	}
+}
+
 static void rx_batch(struct rx_worker *w, int fd)
 {
-	/* Decapsulated packets go up without offload metadata: the kernel checks them. */
-	static uint8_t vnet_none[VNET_HDR_LEN];
-	struct sitd_stats *st = &w->t->rx_stats;
 	int n;
 
 	for (int i = 0; i < RX_BATCH; i++) {
@@ -268,23 +306,16 @@ static void rx_batch(struct rx_worker *w, int fd)
 		w->msgs[i].msg_hdr.msg_iovlen = 1;
 	}
 	n = recvmmsg(fd, w->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
+	sitd_gro_reset(&w->gro);
 	for (int i = 0; i < n; i++) {
 		uint32_t off, len;
-		struct iovec out[2];
 
 		if (sitd_rx_decap(&w->rx, w->bufs[i], w->msgs[i].msg_len, &off, &len))
 			continue;
-		out[0].iov_base = vnet_none;
-		out[0].iov_len = VNET_HDR_LEN;
-		out[1].iov_base = w->bufs[i] + off;
-		out[1].iov_len = len;
-		if (writev(w->t->tun_fd, out, 2) < 0) {
-			STAT_DROP(st, tun_write_error);
-			continue;
-		}
-		STAT_INC(st->rx_packets);
-		STAT_ADD(st->rx_bytes, len);
+		sitd_gro_add(&w->gro, w->bufs[i] + off, len);
 	}
+	for (unsigned i = 0, k = sitd_gro_finish(&w->gro); i < k; i++)
+		rx_write(w, i);
 }
 
 /*
@@ -441,6 +472,7 @@ void tunnel_start(struct sitd_tunnel *t)
 	id = (uint16_t)(now_ns() ^ (uint64_t)getpid());
 	sitd_tx_init(&tw->tx, &t->conf, &t->tx_stats, &t->damper, id);
 	sitd_rx_init(&rw->rx, &t->conf, &t->rx_stats);
+	sitd_gro_init(&rw->gro, !t->conf.nogro, &t->rx_stats);
 	rl_init(&rw->relay_rl, 1000, 50);
 	rw->nl = nl_link_open();
 	if (!rw->nl)

@@ -12,12 +12,13 @@
 
 #include "wire.h"
 
-int tun_open(const char *name, unsigned *offloads)
+int tun_open(const char *name, bool tso, unsigned *offloads)
 {
 	/* Richest first: TSO_ECN lets CWR-marked TCP reach us unsegmented too. */
 	static const unsigned tries[] = {
 		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN,
 		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6,
+		TUN_F_CSUM,
 	};
 	struct ifreq ifr;
 	int fd, hdrsz = VNET_HDR_LEN, err;
@@ -30,7 +31,7 @@ int tun_open(const char *name, unsigned *offloads)
 	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0)
 		goto fail;
-	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+	for (size_t i = tso ? 0 : 2; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (ioctl(fd, TUNSETOFFLOAD, tries[i]) == 0) {
 			*offloads = tries[i];
 			return fd;

@@ -3,6 +3,7 @@
 #ifndef SITD_TUN_H
 #define SITD_TUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -10,7 +11,7 @@
  * TSO offloads, so the kernel hands over TCP super-packets.  Returns the fd (blocking)
  * or -1 with errno set; *offloads gets the TUN_F_* bits the kernel accepted.
  */
-int tun_open(const char *name, unsigned *offloads);
+int tun_open(const char *name, bool tso, unsigned *offloads);
 
 int link_get_mtu(const char *name);
 int link_set_mtu(const char *name, unsigned mtu);

@@ -32,7 +32,8 @@ static uint8_t pool[4 << 20];
 static struct seg segs[2048];
 static size_t nsegs, pool_used;
 
-static void tx_setup(enum sitd_mode mode, uint8_t ttl, uint8_t tos, bool pmtudisc, uint16_t first_id)
+static void tx_setup_with(enum sitd_mode mode, uint8_t ttl, uint8_t tos, bool pmtudisc,
+			  uint16_t first_id, struct sitd_damper *damper)
 {
 	struct sitd_conf c;
 
@@ -45,8 +46,13 @@ static void tx_setup(enum sitd_mode mode, uint8_t ttl, uint8_t tos, bool pmtudis
 	c.tos = tos;
 	c.pmtudisc = pmtudisc;
 	memset(&st, 0, sizeof(st));
-	sitd_tx_init(&tx, &c, &st, NULL, first_id);
+	sitd_tx_init(&tx, &c, &st, damper, first_id);
 	nsegs = pool_used = 0;
+}
+
+static void tx_setup(enum sitd_mode mode, uint8_t ttl, uint8_t tos, bool pmtudisc, uint16_t first_id)
+{
+	tx_setup_with(mode, ttl, tos, pmtudisc, first_id, NULL);
 }
 
 static void collect(void)
@@ -839,6 +845,268 @@ static void test_tx_next_after_no_send(void **state)
 	assert_int_equal(tx.nout, 0);
 }
 
+/* ---- The damper's link failure (kernel-sit-ipip.md 2.5; icmperr.h) ---- */
+
+static struct sitd_damper damper;
+#define SEC 1000000000ull
+#define T0 (100 * SEC)
+
+/*
+ * tx.icmp must hold [zero vnet hdr][ICMPv6 Destination Unreachable, code 3 address
+ * unreachable] about pkt, from its destination to its source (RFC 4443 3.1), as the
+ * kernel's dst_link_failure sends it.
+ */
+static void check_link_failure6(const uint8_t *pkt, size_t len)
+{
+	static const uint8_t zero[PG_VNET_LEN];
+	const uint8_t *e = tx.icmp + PG_VNET_LEN;
+	size_t quote = len < 1280 - 48 ? len : 1280 - 48;
+
+	assert_int_equal(tx.icmp_len, PG_VNET_LEN + 48 + quote);
+	assert_memory_equal(tx.icmp, zero, PG_VNET_LEN);
+	assert_int_equal(e[0] >> 4, 6);
+	assert_int_equal(pg_get16(e + 4), 8 + quote);
+	assert_int_equal(e[6], PG_PROTO_ICMPV6);
+	assert_int_equal(e[7], 64);
+	assert_memory_equal(e + 8, pkt + 24, 16);
+	assert_memory_equal(e + 24, pkt + 8, 16);
+	assert_int_equal(e[40], 1);
+	assert_int_equal(e[41], 3);
+	assert_int_equal(pg_get32(e + 44), 0);
+	assert_memory_equal(e + 48, pkt, quote);
+	assert_true(pg_l4_csum_ok(e, 40, PG_PROTO_ICMPV6));
+}
+
+/* The same for IPv4: ICMP Destination Unreachable, code 1 host unreachable (RFC 792). */
+static void check_link_failure4(const uint8_t *pkt, size_t len)
+{
+	static const uint8_t zero[PG_VNET_LEN];
+	const uint8_t *e = tx.icmp + PG_VNET_LEN;
+	size_t quote = len < 576 - 28 ? len : 576 - 28;
+
+	assert_int_equal(tx.icmp_len, PG_VNET_LEN + 28 + quote);
+	assert_memory_equal(tx.icmp, zero, PG_VNET_LEN);
+	assert_int_equal(e[0], 0x45);
+	assert_int_equal(pg_get16(e + 2), 28 + quote);
+	assert_int_equal(pg_get16(e + 6) & 0x3fff, 0);
+	assert_true(e[8] > 0);
+	assert_int_equal(e[9], PG_PROTO_ICMP);
+	assert_true(pg_ip4_csum_ok(e));
+	assert_memory_equal(e + 12, pkt + 16, 4);
+	assert_memory_equal(e + 16, pkt + 12, 4);
+	assert_int_equal(e[20], 3);
+	assert_int_equal(e[21], 1);
+	assert_int_equal(pg_get32(e + 24), 0);
+	assert_memory_equal(e + 28, pkt, quote);
+	assert_true(pg_l4_csum_ok(e, 20, PG_PROTO_ICMP));
+}
+
+/* Send the frame of len bytes at `at`; it must go out whole as one outer packet. */
+static void send_one(uint32_t len, uint64_t at, uint8_t proto)
+{
+	size_t n = len - PG_VNET_LEN;
+
+	nsegs = pool_used = 0;
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, at), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 1);
+	assert_int_equal(segs[0].len, 20 + n);
+	assert_int_equal(segs[0].p[9], proto);
+	assert_int_equal(pg_get32(segs[0].p + 16), PG_OUTER_REMOTE);
+	assert_true(pg_ip4_csum_ok(segs[0].p));
+	assert_memory_equal(segs[0].p + 20, orig + PG_VNET_LEN, n);
+	assert_memory_equal(frame, orig, len);
+}
+
+struct lf_case {
+	const char *name;
+	enum sitd_mode mode;
+	unsigned version;
+	size_t len;
+};
+
+static struct lf_case lf_cases[] = {
+	{ "link failure: IPv6 of 300 on sit -> ICMPv6 1/3, still sent", SITD_MODE_SIT, 6, 300 },
+	{ "link failure: IPv6 of 1480 on sit -> ICMPv6 1/3 quoting 1232, still sent", SITD_MODE_SIT, 6,
+	  1480 },
+	{ "link failure: IPv4 of 300 on ipip -> ICMPv4 3/1, still sent", SITD_MODE_IPIP, 4, 300 },
+	{ "link failure: IPv4 of 1480 on ipip -> ICMPv4 3/1 quoting 548, still sent", SITD_MODE_IPIP, 4,
+	  1480 },
+	{ "link failure: IPv6 on mode any -> ICMPv6 1/3", SITD_MODE_ANY, 6, 300 },
+	{ "link failure: IPv4 on mode any -> ICMPv4 3/1", SITD_MODE_ANY, 4, 300 },
+};
+
+/*
+ * One error noted: the next fitting packet is sent and its sender also gets the
+ * unreachable error (the kernel's err_count-- and dst_link_failure); the one after that
+ * is only sent.
+ */
+static void test_tx_link_failure(void **state)
+{
+	const struct lf_case *c = *state;
+	uint8_t proto = c->version == 6 ? PG_PROTO_IPV6 : PG_PROTO_IPIP;
+	uint32_t len;
+
+	memset(&damper, 0, sizeof(damper));
+	tx_setup_with(c->mode, 0, 0, true, 1, &damper);
+	damper_note(&damper, T0);
+	len = plain_frame(c->version == 6 ? ip6_packet(c->len) : ip4_packet(c->len, true));
+	send_one(len, T0 + SEC, proto);
+	if (c->version == 6)
+		check_link_failure6(orig + PG_VNET_LEN, c->len);
+	else
+		check_link_failure4(orig + PG_VNET_LEN, c->len);
+	assert_int_equal(st.tx_icmp_link_failure, 1);
+	assert_int_equal(st.tx_icmp_ptb + st.tx_icmp_frag_needed, 0);
+	assert_int_equal(total_drops(), 0);
+	assert_int_equal(damper.count, 0);
+
+	send_one(len, T0 + 2 * SEC, proto);
+	assert_int_equal(tx.icmp_len, 0);
+	assert_int_equal(st.tx_icmp_link_failure, 1);
+	assert_int_equal(total_drops(), 0);
+}
+
+/* Three errors noted: the next three packets report, the fourth and fifth do not. */
+static void test_tx_link_failure_count(void **state)
+{
+	uint32_t len = plain_frame(ip6_packet(200));
+
+	(void)state;
+	memset(&damper, 0, sizeof(damper));
+	tx_setup_with(SITD_MODE_SIT, 64, 0, true, 1, &damper);
+	for (int i = 0; i < 3; i++)
+		damper_note(&damper, T0 + (uint64_t)i * SEC);
+	for (int i = 0; i < 5; i++) {
+		send_one(len, T0 + 10 * SEC + (uint64_t)i, PG_PROTO_IPV6);
+		if (i < 3)
+			check_link_failure6(orig + PG_VNET_LEN, 200);
+		else
+			assert_int_equal(tx.icmp_len, 0);
+		assert_int_equal(st.tx_icmp_link_failure, i < 3 ? i + 1 : 3);
+	}
+}
+
+/* 30 s after the last noted error the damper is spent: no error, and its count cleared. */
+static void test_tx_link_failure_expired(void **state)
+{
+	uint32_t len = plain_frame(ip4_packet(200, false));
+
+	(void)state;
+	memset(&damper, 0, sizeof(damper));
+	tx_setup_with(SITD_MODE_IPIP, 0, 0, true, 1, &damper);
+	damper_note(&damper, T0);
+	damper_note(&damper, T0);
+	send_one(len, T0 + 30 * SEC, PG_PROTO_IPIP);
+	assert_int_equal(tx.icmp_len, 0);
+	assert_int_equal(st.tx_icmp_link_failure, 0);
+	assert_int_equal(damper.count, 0);
+	send_one(len, T0 + 31 * SEC, PG_PROTO_IPIP);
+	assert_int_equal(tx.icmp_len, 0);
+}
+
+/*
+ * A packet too big gets its Packet Too Big and does not use the damper (in
+ * ipip6_tunnel_xmit the err_count check comes after the MTU check); the next fitting
+ * packet does.  Nor does a dropped packet.
+ */
+static void test_tx_link_failure_not_on_ptb(void **state)
+{
+	size_t n = ip6_packet(1500);
+	uint32_t len = plain_frame(n);
+
+	(void)state;
+	memset(&damper, 0, sizeof(damper));
+	tx_setup_with(SITD_MODE_SIT, 0, 0, true, 1, &damper);
+	damper_note(&damper, T0);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, T0 + SEC), SITD_TX_ICMP);
+	check_ptb6(orig + PG_VNET_LEN, n, 1480);
+	assert_true(sitd_tx_next(&tx));
+	assert_int_equal(tx.nout, 0);
+	assert_int_equal(damper.count, 1);
+	assert_int_equal(st.tx_icmp_link_failure, 0);
+	/* IPv4 on a sit tunnel: tx_mode drop, damper untouched. */
+	len = plain_frame(ip4_packet(200, true));
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, T0 + SEC), SITD_TX_DROP);
+	assert_int_equal(tx.icmp_len, 0);
+	assert_int_equal(damper.count, 1);
+	len = plain_frame(ip6_packet(400));
+	send_one(len, T0 + 2 * SEC, PG_PROTO_IPV6);
+	check_link_failure6(orig + PG_VNET_LEN, 400);
+	assert_int_equal(st.tx_icmp_link_failure, 1);
+	assert_int_equal(damper.count, 0);
+}
+
+/*
+ * No error about an ICMPv6 error (RFC 4443 2.4(e.1)): the packet is sent, none is
+ * written, and the count is used all the same (the kernel decrements err_count, then
+ * dst_link_failure's icmp6_send declines).
+ */
+static void test_tx_link_failure_declined(void **state)
+{
+	size_t n = ip6_packet(300);
+	uint32_t len;
+
+	(void)state;
+	ip[6] = PG_PROTO_ICMPV6;
+	ip[40] = 1;
+	ip[41] = 4;
+	len = plain_frame(n);
+	memset(&damper, 0, sizeof(damper));
+	tx_setup_with(SITD_MODE_SIT, 0, 0, true, 1, &damper);
+	damper_note(&damper, T0);
+	send_one(len, T0 + SEC, PG_PROTO_IPV6);
+	assert_int_equal(tx.icmp_len, 0);
+	assert_int_equal(st.tx_icmp_link_failure, 0);
+	assert_int_equal(damper.count, 0);
+}
+
+/* The shared ICMP budget (burst 50): 60 noted errors, 60 packets at one instant, 50 errors. */
+static void test_tx_link_failure_ratelimit(void **state)
+{
+	uint32_t len = plain_frame(ip6_packet(100));
+	int icmp = 0;
+
+	(void)state;
+	memset(&damper, 0, sizeof(damper));
+	tx_setup_with(SITD_MODE_SIT, 0, 0, true, 1, &damper);
+	for (int i = 0; i < 60; i++)
+		damper_note(&damper, T0);
+	for (int i = 0; i < 60; i++) {
+		send_one(len, T0, PG_PROTO_IPV6);
+		if (tx.icmp_len) {
+			check_link_failure6(orig + PG_VNET_LEN, 100);
+			icmp++;
+		}
+	}
+	assert_int_equal(icmp, 50);
+	assert_int_equal(st.tx_icmp_link_failure, 50);
+	assert_int_equal(damper.count, 0);
+	assert_int_equal(total_drops(), 0);
+}
+
+/* A GSO super-packet: all its segments go out, and the error quotes the super-packet. */
+static void test_tx_link_failure_gso(void **state)
+{
+	uint32_t len = gso6_frame(3 * 1420 - 100, 1420);
+
+	(void)state;
+	memset(&damper, 0, sizeof(damper));
+	tx_setup_with(SITD_MODE_SIT, 0, 0, true, 1, &damper);
+	damper_note(&damper, T0);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, T0), SITD_TX_SEND);
+	check_link_failure6(orig + PG_VNET_LEN, len - PG_VNET_LEN);
+	drain();
+	assert_int_equal(nsegs, 3);
+	for (size_t k = 0; k < nsegs; k++) {
+		assert_true(segs[k].len <= 1500);
+		assert_int_equal(segs[k].p[9], PG_PROTO_IPV6);
+		assert_true(pg_l4_csum_ok(segs[k].p + 20, 40, PG_PROTO_TCP));
+	}
+	assert_int_equal(st.tx_icmp_link_failure, 1);
+	assert_int_equal(st.tx_gso_packets, 1);
+}
+
 #define TABLE(arr, fn)                                                                     \
 	for (size_t i = 0; i < ARRAY_SIZE(arr); i++)                                      \
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
@@ -848,7 +1116,8 @@ int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 2 * ARRAY_SIZE(csum_cases) +
 				ARRAY_SIZE(frag_cases) + ARRAY_SIZE(decline_cases) +
-				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + 11];
+				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + ARRAY_SIZE(lf_cases) +
+				11 + 6];
 	size_t n = 0;
 
 	TABLE(encap_cases, test_tx_encap);
@@ -872,6 +1141,13 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_frag_too_many);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_outer_ids);
 	TABLE(after_cases, test_tx_next_after_no_send);
+	TABLE(lf_cases, test_tx_link_failure);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_count);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_expired);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_not_on_ptb);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_declined);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_ratelimit);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_gso);
 	if (n != ARRAY_SIZE(tests)) {
 		fprintf(stderr, "test_tx: %zu of %zu tests filled in\n", n, ARRAY_SIZE(tests));
 		return 1;

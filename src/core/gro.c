@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+#include "gro.h"
+
+#include <string.h>
+
+#include "csum.h"
+
+void sitd_gro_init(struct sitd_gro *g, bool enabled, struct sitd_stats *stats)
+{
+	g->enabled = enabled;
+	g->stats = stats;
+	sitd_gro_reset(g);
+}
+
+/* The TCP checksum of a whole segment, pseudo-header included, folds to 0xffff. */
+static bool tcp_csum_ok(const uint8_t *p, unsigned version, unsigned l3len, uint32_t len)
+{
+	uint32_t l4 = len - l3len, sum;
+
+	if (version == 4)
+		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_TCP, l4);
+	else
+		sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_TCP, l4);
+	return csum_fold(csum_partial(p + l3len, l4, sum)) == 0xffff;
+}
+
+/* Fill the item's header facts when pkt may merge; false when it goes up alone. */
+static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p, uint32_t len)
+{
+	unsigned thlen, flags;
+
+	if (len < IPV4_HDR_LEN)
+		return false;
+	if (ip_version(p) == 4) {
+		if (p[IP4_VIHL] != 0x45 || p[IP4_PROTO] != IPPROTO_TCP ||
+		    (rd16(p + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)) || len < IPV4_HDR_LEN + TCP_HDR_LEN)
+			return false;
+		it->l3len = IPV4_HDR_LEN;
+		it->last_id = rd16(p + IP4_ID);
+	} else if (ip_version(p) == 6) {
+		if (p[IP6_NXT] != IPPROTO_TCP || len < IPV6_HDR_LEN + TCP_HDR_LEN)
+			return false;
+		it->l3len = IPV6_HDR_LEN;
+	} else {
+		return false;
+	}
+	it->version = (uint8_t)ip_version(p);
+	thlen = (p[it->l3len + TCP_OFF] >> 4) * 4u;
+	flags = p[it->l3len + TCP_FLAGS];
+	if (thlen < TCP_HDR_LEN || it->l3len + thlen >= len || (flags & ~TCP_PSH) != TCP_ACKF)
+		return false;
+	if (!tcp_csum_ok(p, it->version, it->l3len, len)) {
+		STAT_INC(g->stats->rx_csum_bad);
+		return false;
+	}
+	it->hdrlen = (uint16_t)(it->l3len + thlen);
+	return true;
+}
+
+/* Same addresses and ports (the ack number is checked for merging, not for order). */
+static bool same_flow(const uint8_t *h, const struct sitd_gro_item *it, const uint8_t *p,
+		      const struct sitd_gro_item *n)
+{
+	unsigned a = it->version == 4 ? IP4_SRC : IP6_SRC, alen = it->version == 4 ? 8 : 32;
+
+	return it->version == n->version && !memcmp(h + a, p + a, alen) &&
+	       !memcmp(h + it->l3len, p + n->l3len, 4);
+}
+
+/* Can segment p (facts in n) go after item it? */
+static bool gro_fits(const struct sitd_gro *g, const struct sitd_gro_item *it,
+		     const struct sitd_gro_item *n, const uint8_t *p, uint32_t len)
+{
+	const uint8_t *h = g->pkt[it->idx[0]].p;
+	uint32_t payload = len - n->hdrlen;
+
+	if (it->closed || it->hdrlen != n->hdrlen || it->nseg >= GRO_MAX_SEGS ||
+	    payload > it->gso_size || it->total + payload > IP_MAX_LEN)
+		return false;
+	if (!same_flow(h, it, p, n) || memcmp(h + it->l3len + TCP_ACK, p + n->l3len + TCP_ACK, 4))
+		return false;
+	if (rd32(p + n->l3len + TCP_SEQ) != it->next_seq)
+		return false;
+	/* Same options, byte for byte (timestamps included). */
+	if (memcmp(h + it->l3len + TCP_HDR_LEN, p + n->l3len + TCP_HDR_LEN,
+		   it->hdrlen - it->l3len - TCP_HDR_LEN))
+		return false;
+	if (it->version == 4) {
+		uint16_t frag = rd16(p + IP4_FRAG);
+
+		if (h[IP4_TOS] != p[IP4_TOS] || h[IP4_TTL] != p[IP4_TTL] || rd16(h + IP4_FRAG) != frag)
+			return false;
+		/* RFC 6864: the ID means nothing when DF is set; otherwise it must count up. */
+		if (!(frag & IP4_DF) && n->last_id != (uint16_t)(it->last_id + 1))
+			return false;
+	} else if (memcmp(h, p, 4) || h[IP6_HLIM] != p[IP6_HLIM]) {
+		return false;
+	}
+	return true;
+}
+
+bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
+{
+	struct sitd_gro_item n, *it;
+	uint8_t idx;
+
+	if (g->npkt == GRO_BATCH)
+		return false;
+	idx = (uint8_t)g->npkt++;
+	g->pkt[idx].p = p;
+	g->pkt[idx].len = len;
+
+	n.candidate = g->enabled && gro_candidate(g, &n, p, len);
+	if (n.candidate) {
+		/* Only the newest item of a flow may grow: never reorder within a flow. */
+		for (unsigned i = g->nitem; i-- > 0;) {
+			it = &g->item[i];
+			if (!it->candidate)
+				continue;
+			if (gro_fits(g, it, &n, p, len)) {
+				uint32_t payload = len - n.hdrlen;
+
+				it->idx[it->nseg++] = idx;
+				it->next_seq += payload;
+				it->total += payload;
+				it->last_id = n.last_id;
+				if (payload < it->gso_size)
+					it->closed = true;
+				if (p[n.l3len + TCP_FLAGS] & TCP_PSH)
+					it->closed = it->psh = true;
+				STAT_INC(g->stats->rx_gro_merged);
+				return true;
+			}
+			/* The same flow's newest item did not fit: start a new one after it. */
+			if (same_flow(g->pkt[it->idx[0]].p, it, p, &n))
+				break;
+		}
+	}
+	it = &g->item[g->nitem++];
+	it->idx[0] = idx;
+	it->nseg = 1;
+	it->candidate = n.candidate;
+	it->closed = true;
+	if (n.candidate) {
+		uint32_t payload = len - n.hdrlen;
+
+		it->version = n.version;
+		it->l3len = n.l3len;
+		it->hdrlen = n.hdrlen;
+		it->last_id = n.last_id;
+		it->gso_size = (uint16_t)payload;
+		it->next_seq = rd32(p + n.l3len + TCP_SEQ) + payload;
+		it->total = len;
+		it->psh = p[n.l3len + TCP_FLAGS] & TCP_PSH;
+		it->closed = it->psh;
+	}
+	return true;
+}
+
+/* Rewrite the head of a merged item as the super-packet's headers (CHECKSUM_PARTIAL). */
+static void gro_fix_head(struct sitd_gro_item *it, uint8_t *h)
+{
+	struct sitd_vnet_hdr vh = {
+		.flags = VNET_F_NEEDS_CSUM,
+		.gso_type = it->version == 4 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6,
+		.hdr_len = it->hdrlen,
+		.gso_size = it->gso_size,
+		.csum_start = it->l3len,
+		.csum_offset = TCP_CSUM,
+	};
+	uint8_t *th = h + it->l3len;
+	uint32_t l4 = it->total - it->l3len, sum;
+
+	memcpy(it->orig, h, it->hdrlen);
+	if (it->version == 4) {
+		wr16(h + IP4_TOTLEN, (uint16_t)it->total);
+		ip4_hdr_csum_set(h, IPV4_HDR_LEN);
+		sum = csum_pseudo4(h + IP4_SRC, h + IP4_DST, IPPROTO_TCP, l4);
+	} else {
+		wr16(h + IP6_PLEN, (uint16_t)(it->total - IPV6_HDR_LEN));
+		sum = csum_pseudo6(h + IP6_SRC, h + IP6_DST, IPPROTO_TCP, l4);
+	}
+	if (it->psh)
+		th[TCP_FLAGS] |= TCP_PSH;
+	/* The kernel finishes the sum from csum_start; the field holds the pseudo-header. */
+	csum_st16(th + TCP_CSUM, csum_fold(sum));
+	vnet_hdr_write(it->vnet, &vh);
+}
+
+unsigned sitd_gro_finish(struct sitd_gro *g)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < g->nitem; i++) {
+		struct sitd_gro_item *it = &g->item[i];
+		uint8_t *h = g->pkt[it->idx[0]].p;
+
+		g->iov_start[i] = k;
+		g->iov[k].iov_base = it->vnet;
+		g->iov[k++].iov_len = VNET_HDR_LEN;
+		g->iov[k].iov_base = h;
+		g->iov[k++].iov_len = g->pkt[it->idx[0]].len;
+		if (it->nseg > 1) {
+			gro_fix_head(it, h);
+			for (unsigned s = 1; s < it->nseg; s++) {
+				uint8_t *p = g->pkt[it->idx[s]].p;
+
+				g->iov[k].iov_base = p + it->hdrlen;
+				g->iov[k++].iov_len = g->pkt[it->idx[s]].len - it->hdrlen;
+			}
+			STAT_INC(g->stats->rx_gro_packets);
+		} else {
+			struct sitd_vnet_hdr vh = { 0 };
+
+			/* Verified above: spare the kernel a second pass over the bytes. */
+			if (it->candidate)
+				vh.flags = VNET_F_DATA_VALID;
+			vnet_hdr_write(it->vnet, &vh);
+		}
+		g->iov_cnt[i] = k - g->iov_start[i];
+	}
+	return g->nitem;
+}
+
+void sitd_gro_unmerge(struct sitd_gro *g, unsigned i)
+{
+	struct sitd_gro_item *it = &g->item[i];
+
+	if (it->nseg > 1)
+		memcpy(g->pkt[it->idx[0]].p, it->orig, it->hdrlen);
+}
