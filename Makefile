@@ -37,8 +37,9 @@ ASAN_CORE_OBJS := $(CORE_SRCS:%.c=$(O)/asan/%.o)
 ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/asan/unit/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
-.PHONY: all unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
+.PHONY: all bench-tools unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
 all: $(O)/sitd
+bench-tools: $(O)/blast $(O)/sitd
 
 $(O)/sitd: $(CORE_OBJS) $(APP_OBJS)
 	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread -lmnl
@@ -85,6 +86,11 @@ fuzz: $(FUZZ_BINS)
 integration: $(O)/sitd $(O)/asan/sitd
 	$(Q)SITD=$(CURDIR)/$(O)/sitd tests/integration/run.sh
 	$(Q)SITD=$(CURDIR)/$(O)/asan/sitd tests/integration/run.sh
+
+# The benchmark's raw-socket ceiling (bench/run.sh).
+$(O)/blast: bench/blast.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 # The core may not do I/O, print, exit or allocate (DESIGN.md section 3).
 lint-core:

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "csum.h"
+#include "inet.h"
 
 void sitd_gro_init(struct sitd_gro *g, bool enabled, struct sitd_stats *stats)
 {
@@ -55,6 +56,21 @@ static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const ui
 	}
 	it->hdrlen = (uint16_t)(it->l3len + thlen);
 	return true;
+}
+
+/*
+ * For a TCP packet that will not merge: where its ports are, so that later segments of
+ * its flow do not jump over it into an older item.  0 when it is not TCP (or its ports
+ * are not in this packet).
+ */
+static uint16_t tcp_l3len(const uint8_t *p, uint32_t len)
+{
+	struct sitd_ipinfo ii;
+
+	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_TCP || ii.later_fragment ||
+	    ii.l3len + 4 > len)
+		return 0;
+	return (uint16_t)ii.l3len;
 }
 
 /* Same addresses and ports (the ack number is checked for merging, not for order). */
@@ -115,8 +131,12 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 		/* Only the newest item of a flow may grow: never reorder within a flow. */
 		for (unsigned i = g->nitem; i-- > 0;) {
 			it = &g->item[i];
-			if (!it->candidate)
+			if (!it->candidate) {
+				/* A packet of this flow that went up alone: nothing may pass it. */
+				if (it->l3len && same_flow(g->pkt[it->idx[0]].p, it, p, &n))
+					break;
 				continue;
+			}
 			if (gro_fits(g, it, &n, p, len)) {
 				uint32_t payload = len - n.hdrlen;
 
@@ -141,7 +161,10 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 	it->nseg = 1;
 	it->candidate = n.candidate;
 	it->closed = true;
-	if (n.candidate) {
+	if (!n.candidate) {
+		it->l3len = g->enabled ? tcp_l3len(p, len) : 0;
+		it->version = (uint8_t)ip_version(p);
+	} else {
 		uint32_t payload = len - n.hdrlen;
 
 		it->version = n.version;

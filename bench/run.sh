@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The benchmark (a script, not a test): one run measures every row side by side on this
+# machine and prints Gbit/s (median and range of BENCH_RUNS runs of BENCH_SECONDS), the
+# tunnel's CPU seconds per GB moved (user + system time of its processes, from /proc),
+# and each row's ratio to the bare veth.  One TCP stream, congestion control pinned to
+# cubic (this machine defaults to bbr, which halves one flow here), veth MTU 1500.
+#
+#   bench/run.sh                      all rows, 3 runs of 10 s
+#   BENCH_RUNS=1 BENCH_SECONDS=5 bench/run.sh
+#   BENCH_ROWS="veth sit-on sit-off" bench/run.sh
+#
+# Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
+# recvmmsg: sitd's outer side can go no faster), sit-on, sit-off (ethtool tso off),
+# sit-nopmtu, ipip-on, socat (TUN over UDP), openvpn (--cipher none --auth none).
+set -u
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] || { echo "bench/run.sh: run as root" >&2; exit 1; }
+scripts/deps.sh || exit 1
+for p in openvpn; do
+	command -v $p >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null
+done
+make -s -j"$(nproc)" all bench-tools || exit 1
+RUNS=${BENCH_RUNS:-3}
+SECS=${BENCH_SECONDS:-10}
+ROWS=${BENCH_ROWS:-veth blast sit-on sit-off sit-nopmtu ipip-on socat openvpn}
+BLAST=$PWD/build/blast
+. tests/integration/lib.sh
+require_root iperf3 ethtool socat
+
+TICK=$(getconf CLK_TCK)
+cpu_ticks() {	# cpu_ticks PID...: user + system ticks of these processes (all threads)
+	local t=0 p
+	for p in "$@"; do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo $t
+}
+
+# iperf ADDR: receiver Mbit/s of one run, one stream, cubic.
+iperf() {
+	nb iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+	sleep 0.3
+	na iperf3 -c "$1" -p 5201 -t "$SECS" -C cubic -f m 2>/dev/null |
+		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i+1) == "Mbits/sec") v = $i } END { print v + 0 }'
+}
+
+# measure ADDR PIDS...: one run; prints "Mbit/s cpu_s_per_GB".
+measure() {
+	local addr=$1 c0 c1 mbit
+	shift
+	c0=$(cpu_ticks "$@")
+	mbit=$(iperf "$addr")
+	c1=$(cpu_ticks "$@")
+	awk -v m="$mbit" -v c=$((c1 - c0)) -v tk="$TICK" -v s="$SECS" \
+		'BEGIN { gb = m * s / 8000; printf "%s %s\n", m, (gb > 0 && c > 0) ? sprintf("%.2f", c / tk / gb) : "-" }'
+}
+
+# Each row function prints one line per run: "Mbit/s cpu_s_per_GB".
+row_veth() { setup_pair; for _ in $(seq "$RUNS"); do echo "$(iperf $B4) -"; done; teardown; }
+
+row_blast() {
+	setup_pair
+	for _ in $(seq "$RUNS"); do
+		nb "$BLAST" recv "$SECS" >"$LOGDIR/blast.out" &
+		local r=$!
+		sleep 0.3
+		na "$BLAST" send $A4 $B4 $((SECS + 2))
+		wait $r
+		echo "$(cut -d' ' -f1 "$LOGDIR/blast.out") -"
+	done
+	teardown
+}
+
+sitd_row() {	# sitd_row MODE ADDR [sitd args] [-- ethtool features]
+	local mode=$1 addr=$2 args=() feats=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	feats=("$@")
+	setup_pair
+	setup_tunnel "$mode" "${args[@]}"
+	[ ${#feats[@]} = 0 ] || na ethtool -K "$TUN" "${feats[@]}" >/dev/null
+	for _ in $(seq "$RUNS"); do measure "$addr" "$PID_A" "$PID_B"; done
+	awk '/VmHWM/ { print $2 }' /proc/"$PID_A"/status >"$LOGDIR/rss"
+	teardown
+}
+row_sit-on() { sitd_row sit $B6; }
+row_sit-off() { sitd_row sit $B6 -- tso off; }
+row_sit-nopmtu() { sitd_row sit $B6 nopmtudisc; }
+row_ipip-on() { sitd_row ipip $B4IN; }
+
+row_socat() {
+	setup_pair
+	na socat TUN:$A4IN/24,tun-name=st0,iff-up,iff-no-pi UDP-DATAGRAM:$B4:7000,bind=$A4:7000 2>/dev/null &
+	nb socat TUN:$B4IN/24,tun-name=st0,iff-up,iff-no-pi UDP-DATAGRAM:$A4:7000,bind=$B4:7000 2>/dev/null &
+	sleep 0.5
+	na ip link set st0 mtu 1472
+	nb ip link set st0 mtu 1472
+	local pids
+	pids=$( (ip netns pids "$NS_A"; ip netns pids "$NS_B") | xargs -r ps -o pid= -o comm= -p | awk '$2 == "socat" { print $1 }')
+	# shellcheck disable=SC2086
+	for _ in $(seq "$RUNS"); do measure $B4IN $pids; done
+	teardown
+}
+
+row_openvpn() {
+	setup_pair
+	local common=(--dev ovpn0 --dev-type tun --proto udp --cipher none --auth none
+		--data-ciphers none --verb 0 --tun-mtu 1472)
+	na openvpn "${common[@]}" --local $A4 --remote $B4 --ifconfig $A4IN $B4IN --daemon --log "$LOGDIR/ovpn-a.log"
+	nb openvpn "${common[@]}" --local $B4 --remote $A4 --ifconfig $B4IN $A4IN --daemon --log "$LOGDIR/ovpn-b.log"
+	for _ in $(seq 50); do na ping -c 1 -W 1 -q $B4IN >/dev/null 2>&1 && break; sleep 0.2; done
+	local pids
+	pids=$( (ip netns pids "$NS_A"; ip netns pids "$NS_B") | xargs -r ps -o pid= -o comm= -p | awk '$2 == "openvpn" { print $1 }')
+	# shellcheck disable=SC2086
+	for _ in $(seq "$RUNS"); do measure $B4IN $pids; done
+	teardown
+}
+
+# median: of sorted numbers on stdin, or "-" when there are none.
+median() {
+	awk '{ v[NR] = $1 } END { if (!NR) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
+		else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+declare -A LABEL=(
+	[veth]="bare veth (the limit)" [blast]="raw-socket ceiling (proto 41)"
+	[sit-on]="sitd sit, TSO on" [sit-off]="sitd sit, TSO off" [sit-nopmtu]="sitd sit, nopmtudisc"
+	[ipip-on]="sitd ipip, TSO on" [socat]="socat TUN over UDP"
+	[openvpn]="OpenVPN, no cipher, no auth"
+)
+declare -A MED CPU
+echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
+echo
+printf '%-32s %9s %17s %10s %9s\n' "row" "Gbit/s" "range" "CPU s/GB" "vs veth"
+for r in $ROWS; do
+	out=$(row_$r)
+	# median and range of the runs; CPU: median of the runs that have one
+	med=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | median)
+	lo=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | head -n 1)
+	hi=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | tail -n 1)
+	cpu=$(echo "$out" | awk '$2 != "-" { print $2 }' | sort -n | median)
+	MED[$r]=$med
+	CPU[$r]=$cpu
+	base=${MED[veth]:-}
+	printf '%-32s %9s %17s %10s %9s\n' "${LABEL[$r]}" "$med" "$lo - $hi" "$cpu" \
+		"$([ -n "$base" ] && awk -v a="$med" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
+done
+echo
+ratio() { awk -v a="${MED[$1]:-0}" -v b="${MED[$2]:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+echo "sit TSO on / raw-socket ceiling: $(ratio sit-on blast)   (target >= 0.90)"
+echo "sit TSO on / OpenVPN no cipher:  $(ratio sit-on openvpn)   (target >= 5)"
+echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)"
+[ -n "${CPU[socat]:-}" ] && [ "${CPU[sit-on]:-}" != "-" ] &&
+	echo "sitd CPU per GB / socat's:       $(awk -v a="${CPU[sit-on]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
+RSS_KB=$(cat "$LOGDIR/rss" 2>/dev/null)
+[ -n "${RSS_KB:-}" ] && echo "sitd peak resident memory (VmHWM, last sitd row): ${RSS_KB} kB   (target < 16384)"
