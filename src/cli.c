@@ -23,10 +23,9 @@ unsigned sitd_mtu_min(enum sitd_mode m)
 	return m == SITD_MODE_IPIP ? IPV4_MIN_MTU : IPV6_MIN_MTU;
 }
 
-unsigned sitd_mtu_max(enum sitd_mode m)
+unsigned sitd_mtu_max(const struct sitd_conf *c)
 {
-	(void)m;
-	return IP_MAX_LEN - OUTER_HDR_LEN;
+	return IP_MAX_LEN - sitd_encap_len(c);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -87,6 +86,8 @@ static bool addr_is_unicast(uint32_t a)
 enum seen {
 	SEEN_MODE = 1 << 0, SEEN_REMOTE = 1 << 1, SEEN_LOCAL = 1 << 2, SEEN_TTL = 1 << 3,
 	SEEN_TOS = 1 << 4, SEEN_PMTU = 1 << 5, SEEN_DEV = 1 << 6, SEEN_MTU = 1 << 7,
+	SEEN_ENCAP = 1 << 8, SEEN_SPORT = 1 << 9, SEEN_DPORT = 1 << 10, SEEN_CSUM = 1 << 11,
+	SEEN_REMCSUM = 1 << 12, SEEN_CSUM6 = 1 << 13,
 };
 
 int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen)
@@ -177,6 +178,43 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 		} else if (!strcmp(a, "pmtudisc") || !strcmp(a, "nopmtudisc")) {
 			ONCE(SEEN_PMTU);
 			c->pmtudisc = a[0] == 'p';
+		} else if (!strcmp(a, "encap")) {
+			ONCE(SEEN_ENCAP);
+			NEXT_ARG();
+			if (!strcmp(argv[i], "fou"))
+				c->encap = SITD_ENCAP_FOU;
+			else if (!strcmp(argv[i], "gue"))
+				c->encap = SITD_ENCAP_GUE;
+			else if (!strcmp(argv[i], "none"))
+				c->encap = SITD_ENCAP_NONE;
+			else
+				return fail(err, errlen,
+					    "invalid \"encap\" type \"%s\": expected fou, gue or none", argv[i]);
+		} else if (!strcmp(a, "encap-sport") || !strcmp(a, "encap-dport")) {
+			bool sport = a[6] == 's';
+
+			ONCE(sport ? SEEN_SPORT : SEEN_DPORT);
+			NEXT_ARG();
+			if (sport && !strcmp(argv[i], "auto"))
+				v = 0;
+			else if (!parse_uint(argv[i], 0, 65535, &v) || v == 0)
+				return fail(err, errlen, "invalid \"%s\" value \"%s\": expected 1..65535%s",
+					    a, argv[i], sport ? " or auto" : "");
+			if (sport)
+				c->encap_sport = (uint16_t)v;
+			else
+				c->encap_dport = (uint16_t)v;
+		} else if (!strcmp(a, "encap-csum") || !strcmp(a, "noencap-csum")) {
+			ONCE(SEEN_CSUM);
+			c->encap_csum = a[0] == 'e';
+		} else if (!strcmp(a, "encap-udp6-csum") || !strcmp(a, "noencap-udp6-csum")) {
+			/* Only about an IPv6 outer header, which sit and ipip never have. */
+			ONCE(SEEN_CSUM6);
+		} else if (!strcmp(a, "encap-remcsum") || !strcmp(a, "noencap-remcsum")) {
+			ONCE(SEEN_REMCSUM);
+			if (a[0] == 'e')
+				return fail(err, errlen,
+					    "\"encap-remcsum\" is not supported: sitd sends GUE without options");
 		} else if (!strcmp(a, "nogso")) {
 			c->nogso = true;
 		} else if (!strcmp(a, "nogro")) {
@@ -228,10 +266,15 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 		return fail(err, errlen, "missing \"remote ADDR\"");
 	if (c->ttl && !c->pmtudisc)
 		return fail(err, errlen, "ttl != 0 and nopmtudisc are incompatible");
-	if (c->mtu && (c->mtu < sitd_mtu_min(c->mode) || c->mtu > sitd_mtu_max(c->mode)))
+	if (c->encap != SITD_ENCAP_NONE && !c->encap_dport)
+		return fail(err, errlen, "\"encap %s\" needs \"encap-dport PORT\"",
+			    c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
+	if (c->encap == SITD_ENCAP_NONE && (seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM)))
+		return fail(err, errlen, "encap-sport, encap-dport and encap-csum need \"encap fou\" or \"encap gue\"");
+	if (c->mtu && (c->mtu < sitd_mtu_min(c->mode) || c->mtu > sitd_mtu_max(c)))
 		return fail(err, errlen, "invalid \"mtu\" value %u: mode %s takes %u..%u", c->mtu,
 			    c->mode == SITD_MODE_IPIP ? "ipip" : c->mode == SITD_MODE_SIT ? "sit" : "any",
-			    sitd_mtu_min(c->mode), sitd_mtu_max(c->mode));
+			    sitd_mtu_min(c->mode), sitd_mtu_max(c));
 	return 0;
 }
 
@@ -251,7 +294,7 @@ static const char *mode_str(enum sitd_mode m)
 size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len)
 {
 	char r[INET_ADDRSTRLEN] = "any", l[INET_ADDRSTRLEN] = "any", ttl[16] = "inherit";
-	char tos[32] = "";
+	char tos[32] = "", encap[80] = "";
 	uint8_t b[4];
 	int n;
 
@@ -265,14 +308,24 @@ size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len)
 	}
 	if (c->ttl)
 		snprintf(ttl, sizeof(ttl), "%u", c->ttl);
+	if (c->encap != SITD_ENCAP_NONE) {
+		char sport[8] = "auto";
+
+		if (c->encap_sport)
+			snprintf(sport, sizeof(sport), "%u", c->encap_sport);
+		snprintf(encap, sizeof(encap), " encap %s encap-sport %s encap-dport %u%s",
+			 c->encap == SITD_ENCAP_FOU ? "fou" : "gue", sport, c->encap_dport,
+			 c->encap_csum ? " encap-csum" : "");
+	}
 	if (c->tos == SITD_TOS_INHERIT)
 		snprintf(tos, sizeof(tos), " tos inherit");
 	else if (c->tos & SITD_TOS_INHERIT)
 		snprintf(tos, sizeof(tos), " tos inherit/0x%x", c->tos & ~SITD_TOS_INHERIT);
 	else if (c->tos)
 		snprintf(tos, sizeof(tos), " tos 0x%x", c->tos);
-	n = snprintf(buf, len, "%s: %s remote %s local %s%s%s ttl %s%s%s%s%s", c->name,
+	n = snprintf(buf, len, "%s: %s remote %s local %s%s%s ttl %s%s%s%s%s%s", c->name,
 		     mode_str(c->mode), r, l, c->dev[0] ? " dev " : "", c->dev, ttl, tos,
-		     c->pmtudisc ? "" : " nopmtudisc", c->nogso ? " nogso" : "", c->nogro ? " nogro" : "");
+		     c->pmtudisc ? "" : " nopmtudisc", encap, c->nogso ? " nogso" : "",
+		     c->nogro ? " nogro" : "");
 	return n < 0 ? 0 : (size_t)n;
 }

@@ -4,7 +4,9 @@
  *
  *   sitd [name] NAME [mode {sit|ipip|any}] remote ADDR [local {ADDR|any}]
  *        [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]
- *        [pmtudisc|nopmtudisc] [dev IFACE] [mtu N] [nogso] [nogro]
+ *        [pmtudisc|nopmtudisc] [dev IFACE] [mtu N]
+ *        [encap {fou|gue|none}] [encap-sport {PORT|auto}] [encap-dport PORT]
+ *        [[no]encap-csum] [noencap-remcsum] [nogso] [nogro]
  *
  * Keywords and aliases as iproute2 spells them (hoplimit and hlim for ttl, tclass and
  * dsfield for tos; ipv6/ip and ip6ip for sit, ip/ip for ipip), matched exactly: no
@@ -31,8 +33,8 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 /* Format the tunnel as `ip tunnel show` does ("NAME: ipv6/ip remote A local B ttl inherit"). */
 size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len);
 
-/* The kernel's device MTU bounds: sit 1280 and ipip 68, up to 65535 - 20. */
+/* The kernel's device MTU bounds: sit 1280 and ipip 68, up to 65535 - the encapsulation. */
 unsigned sitd_mtu_min(enum sitd_mode m);
-unsigned sitd_mtu_max(enum sitd_mode m);
+unsigned sitd_mtu_max(const struct sitd_conf *c);
 
 #endif

@@ -12,6 +12,13 @@ enum sitd_mode {
 	SITD_MODE_SIT = 41,		/* IPv6 in IPv4, protocol 41 (RFC 4213) */
 };
 
+/* The kernel's ip link ... encap fou|gue (TUNNEL_ENCAP_*). */
+enum sitd_encap {
+	SITD_ENCAP_NONE = 0,		/* IPv4 header only: protocol 41 or 4 */
+	SITD_ENCAP_FOU = 1,		/* IPv4 + UDP, the inner packet right after */
+	SITD_ENCAP_GUE = 2,		/* IPv4 + UDP + a 4-byte GUE header */
+};
+
 #define SITD_IFNAMSIZ 16
 #define SITD_TOS_INHERIT 1u	/* as the kernel's ip_tunnel_parm: bit 0 of tos */
 
@@ -25,6 +32,10 @@ struct sitd_conf {
 	uint8_t tos;			/* SITD_TOS_INHERIT, or a fixed DS field */
 	bool pmtudisc;
 	uint32_t mtu;			/* 0 = underlay MTU - 20, as the kernel */
+	enum sitd_encap encap;
+	uint16_t encap_sport;		/* 0 = auto: a hash of the inner flow */
+	uint16_t encap_dport;
+	bool encap_csum;		/* UDP checksum; without it 0, as the kernel's default */
 	bool nogso;			/* no TSO on the TUN device: the kernel segments */
 	bool nogro;			/* write received segments one by one */
 };
@@ -34,6 +45,12 @@ static inline bool sitd_mode_carries(enum sitd_mode m, unsigned ip_version)
 	if (m == SITD_MODE_ANY)
 		return ip_version == 4 || ip_version == 6;
 	return (m == SITD_MODE_SIT && ip_version == 6) || (m == SITD_MODE_IPIP && ip_version == 4);
+}
+
+/* Bytes the tunnel puts in front of an inner packet: 20, or 28 for fou, 32 for gue. */
+static inline unsigned sitd_encap_len(const struct sitd_conf *c)
+{
+	return 20u + (c->encap == SITD_ENCAP_FOU ? 8u : c->encap == SITD_ENCAP_GUE ? 12u : 0u);
 }
 
 /* Outer protocol for an inner packet of this version: 41 for IPv6, 4 for IPv4. */

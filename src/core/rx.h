@@ -13,6 +13,7 @@
 
 struct sitd_rx {
 	enum sitd_mode mode;
+	enum sitd_encap encap;
 	uint32_t local, remote;
 	struct sitd_stats *stats;
 };
@@ -26,5 +27,13 @@ void sitd_rx_init(struct sitd_rx *rx, const struct sitd_conf *conf, struct sitd_
  * drop reason and returns -1.
  */
 int sitd_rx_decap(struct sitd_rx *rx, uint8_t *pkt, uint32_t len, uint32_t *off, uint32_t *inner_len);
+
+/*
+ * The same for a FOU or GUE tunnel: `pl` is one UDP payload from source address `src`,
+ * received with outer TOS `outer_tos` (IP_RECVTOS).  GUE version 0 must carry no flags,
+ * options or control bit; version 1 (direct IP) is accepted, as the kernel accepts it.
+ */
+int sitd_rx_decap_udp(struct sitd_rx *rx, uint8_t outer_tos, uint32_t src, uint8_t *pl, uint32_t len,
+		      uint32_t *off, uint32_t *inner_len);
 
 #endif

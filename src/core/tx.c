@@ -17,6 +17,11 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 {
 	tx->damper = damper;
 	tx->mode = conf->mode;
+	tx->encap = conf->encap;
+	tx->encap_len = (uint8_t)sitd_encap_len(conf);
+	tx->encap_hdr = conf->encap == SITD_ENCAP_NONE ? OUTER_HDR_LEN :
+			conf->encap == SITD_ENCAP_GUE ? GUE_HDR_LEN : 0;
+	tx->frame = 0;
 	tx->local = conf->local;
 	tx->remote = conf->remote;
 	tx->ttl = conf->ttl;
@@ -136,10 +141,30 @@ static uint32_t nfrags(const struct sitd_tx *tx, uint32_t inner_len)
 {
 	uint32_t fs;
 
-	if (tx->df || inner_len + OUTER_HDR_LEN <= tx->path_mtu)
+	/* Over UDP the kernel writes the outer header, and fragments when DF is clear. */
+	if (tx->df || tx->encap != SITD_ENCAP_NONE || inner_len + OUTER_HDR_LEN <= tx->path_mtu)
 		return 1;
 	fs = frag_size(tx->path_mtu);
 	return (inner_len + fs - 1) / fs;
+}
+
+/*
+ * A hash of the inner flow (addresses, protocol, ports), for encap-sport auto: each flow
+ * its own UDP source port, as the kernel's udp_flow_src_port() gives it.  FNV-1a.
+ */
+static uint32_t flow_hash(const uint8_t *pkt, const struct sitd_ipinfo *ii, uint32_t len)
+{
+	unsigned a = ii->version == 4 ? IP4_SRC : IP6_SRC, alen = ii->version == 4 ? 8 : 32;
+	uint32_t h = 2166136261u;
+
+	for (unsigned i = 0; i < alen; i++)
+		h = (h ^ pkt[a + i]) * 16777619u;
+	h = (h ^ ii->l4proto) * 16777619u;
+	if ((ii->l4proto == IPPROTO_TCP || ii->l4proto == IPPROTO_UDP) && !ii->later_fragment &&
+	    ii->l3len + 4 <= len)
+		for (unsigned i = 0; i < 4; i++)
+			h = (h ^ pkt[ii->l3len + i]) * 16777619u;
+	return h;
 }
 
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
@@ -199,7 +224,7 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 		unit = len;
 	}
 
-	d = sitd_pmtu_decide(tx->pmtudisc, path_mtu, OUTER_HDR_LEN, ii.version, ii.df, unit);
+	d = sitd_pmtu_decide(tx->pmtudisc, path_mtu, tx->encap_len, ii.version, ii.df, unit);
 	if (d.verdict == PMTU_DROP_FLOOR || (!d.df && path_mtu < IPV4_MIN_MTU))
 		return tx_drop(tx, SITD_DROP_tx_mtu_floor);
 	if (d.verdict == PMTU_TOO_BIG)
@@ -216,6 +241,9 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	tx->outer_tos = ecn_encapsulate(base_tos, ii.dsfield);
 	tx->outer_ttl = tx->ttl ? tx->ttl : ii.ttl;
 	tx->outer_proto = sitd_outer_proto(ii.version);
+	tx->frame++;
+	if (tx->encap != SITD_ENCAP_NONE)
+		tx->hash = flow_hash(pkt, &ii, len);
 	if (tx->damper && damper_take(tx->damper, now_ns))
 		tx_link_failure(tx, pkt, len, ii.version, now_ns);
 	/* Only now: after any other verdict, sitd_tx_next() must find nothing to send. */
@@ -258,8 +286,46 @@ static void iov_range(struct sitd_out *o, const struct iovec *a, const struct io
 static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *b,
 		 uint32_t inner_len, uint32_t nfrag)
 {
-	uint16_t id = tx->ip_id++;
-	uint32_t fs = nfrag > 1 ? frag_size(tx->path_mtu) : inner_len;
+	uint16_t id;
+	uint32_t fs;
+
+	if (tx->encap != SITD_ENCAP_NONE) {
+		struct sitd_out *o = &tx->out[tx->nout];
+		uint8_t *h = tx->hdr[tx->nout];
+
+		if (tx->encap == SITD_ENCAP_GUE) {
+			/* GUE version 0, no flags, no options: the inner protocol only. */
+			h[0] = 0;
+			h[1] = tx->outer_proto;
+			h[2] = h[3] = 0;
+		}
+		if (a->iov_base == h + tx->encap_hdr) {
+			/* A segment: its headers were built right after the GUE header. */
+			o->iov[0].iov_base = h;
+			o->iov[0].iov_len = tx->encap_hdr + a->iov_len;
+			o->iovcnt = 1;
+		} else {
+			o->iovcnt = 0;
+			if (tx->encap_hdr) {
+				o->iov[0].iov_base = h;
+				o->iov[0].iov_len = tx->encap_hdr;
+				o->iovcnt = 1;
+			}
+			o->iov[o->iovcnt++] = *a;
+		}
+		if (b->iov_len)
+			o->iov[o->iovcnt++] = *b;
+		o->len = tx->encap_hdr + inner_len;
+		o->tos = tx->outer_tos;
+		o->ttl = tx->outer_ttl;
+		o->df = tx->df;
+		o->hash = tx->hash;
+		o->frame = tx->frame;
+		tx->nout++;
+		return;
+	}
+	id = tx->ip_id++;
+	fs = nfrag > 1 ? frag_size(tx->path_mtu) : inner_len;
 
 	for (uint32_t k = 0, off = 0; k < nfrag; k++, off += fs) {
 		struct sitd_out *o = &tx->out[tx->nout];
@@ -324,7 +390,7 @@ bool sitd_tx_next(struct sitd_tx *tx)
 		if (tx->hdrlen) {
 			uint32_t i = tx->next_seg, off = tx->hdrlen + i * tx->gso_size;
 			uint32_t plen = tx->len - off < tx->gso_size ? tx->len - off : tx->gso_size;
-			uint8_t *ih = tx->hdr[tx->nout] + OUTER_HDR_LEN;
+			uint8_t *ih = tx->hdr[tx->nout] + tx->encap_hdr;
 
 			inner_len = tx->hdrlen + plen;
 			nf = nfrags(tx, inner_len);

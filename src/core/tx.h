@@ -32,6 +32,7 @@
 
 enum {
 	SITD_TX_MAX_OUT = 256,
+	SITD_GUE_HDR = 4,
 	/* outer header + largest inner L3 header + largest TCP header, rounded up */
 	SITD_TX_HDR_AREA = 320,
 };
@@ -41,6 +42,15 @@ struct sitd_out {
 	struct iovec iov[3];
 	unsigned iovcnt;
 	uint32_t len;
+	/*
+	 * For FOU/GUE, where the kernel writes the outer IPv4 and UDP headers: what to ask of
+	 * it (TOS, TTL, DF), which inner flow this is (the source port for encap-sport auto),
+	 * and which frame it came from (segments of one frame may go in one UDP_SEGMENT send).
+	 */
+	uint8_t tos, ttl;
+	bool df;
+	uint32_t hash;
+	uint32_t frame;
 };
 
 enum sitd_tx_verdict { SITD_TX_SEND, SITD_TX_ICMP, SITD_TX_DROP };
@@ -48,6 +58,9 @@ enum sitd_tx_verdict { SITD_TX_SEND, SITD_TX_ICMP, SITD_TX_DROP };
 struct sitd_tx {
 	/* Settings, fixed after sitd_tx_init(). */
 	enum sitd_mode mode;
+	enum sitd_encap encap;
+	uint8_t encap_hdr;		/* bytes sitd writes before the inner packet: 20, 0 (fou), 4 (gue) */
+	uint8_t encap_len;		/* what the encapsulation costs on the path: 20, 28, 32 */
 	uint32_t local, remote;
 	uint8_t ttl, tos;
 	bool pmtudisc;
@@ -66,6 +79,7 @@ struct sitd_tx {
 	uint32_t path_mtu;
 	uint8_t outer_tos, outer_ttl, outer_proto;
 	bool df;
+	uint32_t hash, frame;
 
 	/* Outputs. */
 	unsigned nout;

@@ -29,6 +29,7 @@ enum sitd_lengths {
 	ICMP4_ERR_MAX = 576,		/* RFC 1812 4.3.2.3 */
 	ICMP6_ERR_MAX = IPV6_MIN_MTU,	/* RFC 4443 2.4(c) */
 	OUTER_HDR_LEN = IPV4_HDR_LEN,	/* sit/ipip: one IPv4 header, no options */
+	GUE_HDR_LEN = 4,		/* GUE version 0 without options */
 	/* The largest inner L3 header (IPv6 plus extension headers) we will split. */
 	INNER_L3_MAX = 216,
 };

@@ -9,6 +9,7 @@
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "cli.h"
 #include "gro.h"
+#include "icmp.h"
 #include "icmperr.h"
 #include "log.h"
 #include "nl.h"
@@ -69,6 +71,36 @@ static void path_mtu_refresh(struct sitd_tunnel *t)
 	}
 }
 
+/*
+ * FOU/GUE sockets.  encap-sport auto: a few send sockets on ports the kernel picks, one
+ * chosen per inner flow by its hash, so flows spread over source ports as the kernel's
+ * udp_flow_src_port() spreads them (over a smaller set).
+ */
+static void udp_open_all(struct sitd_tunnel *t)
+{
+	struct sitd_conf *c = &t->conf;
+	int df = c->pmtudisc ? IP_PMTUDISC_PROBE : IP_PMTUDISC_DONT;
+	unsigned want = c->encap_sport ? 1 : sizeof(t->udp_tx_fd) / sizeof(t->udp_tx_fd[0]);
+
+	t->udp_rx_fd = udp_rx_open(c->local, c->encap_dport, c->dev);
+	if (t->udp_rx_fd < 0)
+		log_fatal("cannot open the UDP socket for port %u", c->encap_dport);
+	if (c->encap_sport == c->encap_dport) {
+		if (udp_tx_setup(t->udp_rx_fd, df, c->encap_csum) < 0)
+			log_fatal("cannot set up the UDP socket for port %u", c->encap_dport);
+		t->udp_tx_fd[t->n_udp_tx++] = t->udp_rx_fd;
+	}
+	while (t->n_udp_tx < want) {
+		int fd = udp_tx_open(c->local, c->encap_sport, c->dev, df, c->encap_csum);
+
+		if (fd < 0)
+			log_fatal("cannot open a UDP socket for encap-sport %u", c->encap_sport);
+		t->udp_tx_fd[t->n_udp_tx++] = fd;
+	}
+	/* UDP_SEGMENT needs the checksum: with SO_NO_CHECK the kernel refuses it. */
+	t->udp_gso = c->encap_csum;
+}
+
 void tunnel_open(struct sitd_tunnel *t)
 {
 	struct sitd_conf *c = &t->conf;
@@ -77,6 +109,8 @@ void tunnel_open(struct sitd_tunnel *t)
 	int fd;
 
 	t->raw_fd[0] = t->raw_fd[1] = -1;
+	t->udp_rx_fd = -1;
+	t->n_udp_tx = 0;
 	if (c->dev[0] && !if_nametoindex(c->dev))
 		log_fatalx("cannot find device \"%s\"", c->dev);
 
@@ -96,7 +130,9 @@ void tunnel_open(struct sitd_tunnel *t)
 
 	t->ifindex = if_nametoindex(c->name);
 
-	for (int i = 0; i < 2; i++) {
+	if (c->encap != SITD_ENCAP_NONE)
+		udp_open_all(t);
+	for (int i = 0; i < 2 && c->encap == SITD_ENCAP_NONE; i++) {
 		uint8_t proto = i == 0 ? IPPROTO_IPV6 : IPPROTO_IPIP;
 
 		if (c->mode != SITD_MODE_ANY && (uint8_t)c->mode != proto)
@@ -125,9 +161,9 @@ void tunnel_open(struct sitd_tunnel *t)
 	}
 	t->path_mtu = underlay;
 
-	/* As the kernel: device MTU = underlay MTU - 20, unless given. */
+	/* As the kernel: device MTU = underlay MTU - the encapsulation, unless given. */
 	if (!c->mtu) {
-		uint32_t m = underlay - OUTER_HDR_LEN;
+		uint32_t m = underlay - sitd_encap_len(c);
 
 		if (m < sitd_mtu_min(c->mode))
 			m = sitd_mtu_min(c->mode);
@@ -144,15 +180,39 @@ void tunnel_open(struct sitd_tunnel *t)
 
 /* ---- transmit: TUN -> network ---------------------------------------------------- */
 
+enum { UDP_MAX_SEGS = 64 };	/* UDP_MAX_SEGMENTS before 1382e3b6a350 */
+
 struct tx_worker {
 	struct sitd_tunnel *t;
 	struct sitd_tx tx;
 	struct sockaddr_in dst;
 	struct mmsghdr msgs[SITD_TX_MAX_OUT];
+	/* FOU/GUE: one message per super-packet (UDP_SEGMENT) or per segment. */
+	struct iovec iovs[SITD_TX_MAX_OUT * 3];
+	unsigned first_out[SITD_TX_MAX_OUT];
+	union {
+		struct cmsghdr align;
+		uint8_t buf[CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(uint16_t))];
+	} cmsg[SITD_TX_MAX_OUT];
 	uint8_t frames[TX_FRAMES][FRAME_SIZE];
 };
 
+static void tx_flush_raw(struct tx_worker *w);
+static void tx_flush_udp(struct tx_worker *w, unsigned from);
+
 static void tx_flush(struct tx_worker *w)
+{
+	struct sitd_tx *tx = &w->tx;
+
+	if (w->t->conf.encap != SITD_ENCAP_NONE) {
+		tx_flush_udp(w, 0);
+		sitd_tx_reset(tx);
+		return;
+	}
+	tx_flush_raw(w);
+}
+
+static void tx_flush_raw(struct tx_worker *w)
 {
 	struct sitd_tx *tx = &w->tx;
 	struct sitd_stats *st = &w->t->tx_stats;
@@ -198,6 +258,127 @@ static void tx_flush(struct tx_worker *w)
 		i += (unsigned)r;
 	}
 	sitd_tx_reset(tx);
+}
+
+/* Build one FOU/GUE message from outs [o, end); returns how many outs it took. */
+static unsigned udp_msg(struct tx_worker *w, unsigned m, unsigned o, unsigned *iovk)
+{
+	struct sitd_tx *tx = &w->tx;
+	struct sitd_out *first = &tx->out[o];
+	struct msghdr *h = &w->msgs[m].msg_hdr;
+	struct cmsghdr *c;
+	unsigned n = 0;
+	uint32_t total = 0;
+	int v;
+
+	h->msg_name = &w->dst;
+	h->msg_namelen = sizeof(w->dst);
+	h->msg_iov = &w->iovs[*iovk];
+	h->msg_iovlen = 0;
+	/* With UDP_SEGMENT: the frame's segments, all as long as the first but the last. */
+	do {
+		struct sitd_out *x = &tx->out[o + n];
+
+		for (unsigned k = 0; k < x->iovcnt; k++)
+			w->iovs[(*iovk)++] = x->iov[k];
+		h->msg_iovlen += x->iovcnt;
+		total += x->len;
+		n++;
+	} while (w->t->udp_gso && o + n < tx->nout && n < UDP_MAX_SEGS &&
+		 tx->out[o + n].frame == first->frame && tx->out[o + n - 1].len == first->len &&
+		 tx->out[o + n].len <= first->len && tx->out[o + n].df == first->df &&
+		 total + tx->out[o + n].len <= IP_MAX_LEN - IPV4_HDR_LEN - UDP_HDR_LEN);
+
+	h->msg_control = w->cmsg[m].buf;
+	h->msg_controllen = sizeof(w->cmsg[m].buf);
+	c = CMSG_FIRSTHDR(h);
+	c->cmsg_level = SOL_IP;
+	c->cmsg_type = IP_TTL;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	v = first->ttl;
+	memcpy(CMSG_DATA(c), &v, sizeof(v));
+	c = CMSG_NXTHDR(h, c);
+	c->cmsg_level = SOL_IP;
+	c->cmsg_type = IP_TOS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	v = first->tos;
+	memcpy(CMSG_DATA(c), &v, sizeof(v));
+	if (n > 1) {
+		uint16_t seg = (uint16_t)first->len;
+
+		c = CMSG_NXTHDR(h, c);
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(seg));
+		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+		h->msg_controllen = CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(seg));
+	} else {
+		h->msg_controllen = CMSG_SPACE(sizeof(int)) * 2;
+	}
+	h->msg_flags = 0;
+	return n;
+}
+
+/*
+ * Send outs [from, nout) over UDP.  A UDP_SEGMENT send the kernel refuses (EIO without
+ * checksum offload on the way, EINVAL) turns UDP GSO off for good and is sent again
+ * segment by segment.  The rare packet that must leave without DF on a DF socket
+ * (RFC 4213 3.2.2, an IPv4 packet without DF) goes alone with IP_PMTUDISC_DONT.
+ */
+static void tx_flush_udp(struct tx_worker *w, unsigned from)
+{
+	struct sitd_tx *tx = &w->tx;
+	struct sitd_tunnel *t = w->t;
+	struct sitd_stats *st = &t->tx_stats;
+	unsigned m = 0, iovk = 0;
+
+	for (unsigned o = from; o < tx->nout; m++) {
+		w->first_out[m] = o;
+		o += udp_msg(w, m, o, &iovk);
+	}
+	for (unsigned i = 0; i < m;) {
+		unsigned o = w->first_out[i], n = (i + 1 < m ? w->first_out[i + 1] : tx->nout) - o;
+		int fd = t->udp_tx_fd[tx->out[o].hash % t->n_udp_tx];
+		bool nodf = t->conf.pmtudisc && !tx->out[o].df;
+		unsigned run = 1;
+		int mode = IP_PMTUDISC_DONT, r;
+
+		/* Messages to the same socket, with DF as the socket has it, go in one call. */
+		while (!nodf && i + run < m &&
+		       t->udp_tx_fd[tx->out[w->first_out[i + run]].hash % t->n_udp_tx] == fd &&
+		       (!t->conf.pmtudisc || tx->out[w->first_out[i + run]].df))
+			run++;
+		if (nodf)
+			(void)setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &mode, sizeof(mode));
+		r = sendmmsg(fd, &w->msgs[i], run, 0);
+		if (r < 0 && errno != EMSGSIZE && errno != EIO && errno != EINVAL)
+			r = sendmmsg(fd, &w->msgs[i], run, 0);	/* an earlier ICMP's errno */
+		if (nodf) {
+			mode = IP_PMTUDISC_PROBE;
+			(void)setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &mode, sizeof(mode));
+		}
+		if (r < 0 && n > 1 && (errno == EIO || errno == EINVAL)) {
+			log_warnx("%s: UDP GSO refused by the kernel; sending segment by segment",
+				  t->conf.name);
+			t->udp_gso = false;
+			tx_flush_udp(w, o);
+			return;
+		}
+		if (r <= 0) {
+			/* This message failed; count its segments and go on with the next. */
+			STAT_ADD(st->drop[SITD_DROP_tx_send_error], n);
+			i++;
+			continue;
+		}
+		for (int k = 0; k < r; k++, i++) {
+			unsigned oo = w->first_out[i];
+			unsigned nn = (i + 1 < m ? w->first_out[i + 1] : tx->nout) - oo;
+
+			STAT_ADD(st->tx_packets, nn);
+			for (unsigned x = 0; x < nn; x++)
+				STAT_ADD(st->tx_bytes, tx->out[oo + x].len);
+		}
+	}
 }
 
 static void *tx_main(void *arg)
@@ -252,6 +433,11 @@ struct rx_worker {
 	uint8_t relay[ICMP6_ERR_MAX];
 	struct mmsghdr msgs[RX_BATCH];
 	struct iovec iovs[RX_BATCH];
+	struct sockaddr_in names[RX_BATCH];
+	union {
+		struct cmsghdr align;
+		uint8_t buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(int))];
+	} cmsgs[RX_BATCH];
 	uint8_t bufs[RX_BATCH][RX_BUF];
 };
 
@@ -316,6 +502,101 @@ static void rx_batch(struct rx_worker *w, int fd)
 	}
 	for (unsigned i = 0, k = sitd_gro_finish(&w->gro); i < k; i++)
 		rx_write(w, i);
+}
+
+/* Add a decapsulated packet to the GRO batch, writing the batch out when it is full. */
+static void rx_push(struct rx_worker *w, uint8_t *p, uint32_t len)
+{
+	if (sitd_gro_add(&w->gro, p, len))
+		return;
+	for (unsigned i = 0, k = sitd_gro_finish(&w->gro); i < k; i++)
+		rx_write(w, i);
+	sitd_gro_reset(&w->gro);
+	sitd_gro_add(&w->gro, p, len);
+}
+
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+/*
+ * FOU/GUE: one recvmmsg of UDP datagrams, each possibly several coalesced by UDP_GRO
+ * (the cmsg gives their size), split, decapsulated, and merged again for TUN.
+ */
+static void rx_batch_udp(struct rx_worker *w, int fd)
+{
+	int n;
+
+	for (int i = 0; i < RX_BATCH; i++) {
+		w->iovs[i].iov_base = w->bufs[i];
+		w->iovs[i].iov_len = RX_BUF;
+		memset(&w->msgs[i].msg_hdr, 0, sizeof(w->msgs[i].msg_hdr));
+		w->msgs[i].msg_hdr.msg_iov = &w->iovs[i];
+		w->msgs[i].msg_hdr.msg_iovlen = 1;
+		w->msgs[i].msg_hdr.msg_name = &w->names[i];
+		w->msgs[i].msg_hdr.msg_namelen = sizeof(w->names[i]);
+		w->msgs[i].msg_hdr.msg_control = w->cmsgs[i].buf;
+		w->msgs[i].msg_hdr.msg_controllen = sizeof(w->cmsgs[i].buf);
+	}
+	n = recvmmsg(fd, w->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
+	sitd_gro_reset(&w->gro);
+	for (int i = 0; i < n; i++) {
+		struct msghdr *h = &w->msgs[i].msg_hdr;
+		uint32_t total = w->msgs[i].msg_len, seg = total, src;
+		uint8_t tos = 0;
+
+		if (h->msg_flags & MSG_TRUNC) {
+			STAT_DROP(&w->t->rx_stats, rx_truncated);
+			continue;
+		}
+		/* Walk every cmsg: UDP_GRO may come after IP_TOS (tailscale#17835). */
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+			if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+				int v;
+
+				memcpy(&v, CMSG_DATA(c), sizeof(v));
+				if (v > 0)
+					seg = (uint32_t)v;
+			} else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_TOS) {
+				tos = *CMSG_DATA(c);
+			}
+		}
+		src = rd32((const uint8_t *)&w->names[i].sin_addr);
+		for (uint32_t off = 0; off < total; off += seg) {
+			uint32_t dlen = total - off < seg ? total - off : seg, ioff, ilen;
+			uint8_t *d = w->bufs[i] + off;
+
+			if (sitd_rx_decap_udp(&w->rx, tos, src, d, dlen, &ioff, &ilen) == 0)
+				rx_push(w, d + ioff, ilen);
+		}
+	}
+	for (unsigned i = 0, k = sitd_gro_finish(&w->gro); i < k; i++)
+		rx_write(w, i);
+}
+
+/* FOU/GUE sockets report ICMP errors too: a path MTU change is all sitd takes from them. */
+static void rx_errqueue_udp(struct rx_worker *w, int fd)
+{
+	for (;;) {
+		struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->cmsg,
+				    .msg_controllen = sizeof(w->cmsg) };
+		const struct sock_extended_err *ee = NULL;
+
+		if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
+				ee = (const struct sock_extended_err *)CMSG_DATA(c);
+		if (!ee)
+			continue;
+		if ((ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE) ||
+		    (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
+		     ee->ee_code == ICMP4_FRAG_NEEDED)) {
+			STAT_INC(w->t->rx_stats.err_frag_needed);
+			path_mtu_refresh(w->t);
+		}
+	}
 }
 
 /*
@@ -403,7 +684,7 @@ static void rx_errqueue(struct rx_worker *w, int fd)
 static void rx_link_mtu(void *arg, unsigned mtu)
 {
 	struct sitd_tunnel *t = arg;
-	unsigned lo = sitd_mtu_min(t->conf.mode), hi = sitd_mtu_max(t->conf.mode);
+	unsigned lo = sitd_mtu_min(t->conf.mode), hi = sitd_mtu_max(&t->conf);
 	unsigned fixed = mtu < lo ? lo : mtu > hi ? hi : mtu;
 
 	if (fixed != mtu) {
@@ -423,14 +704,21 @@ static void *rx_main(void *arg)
 {
 	struct rx_worker *w = arg;
 	struct sitd_tunnel *t = w->t;
-	struct pollfd p[3];
-	int np = 0, nraw;
+	struct pollfd p[2 + 1 + 8 + 1];
+	int np = 0, nraw, nudp;
 	uint64_t next_refresh = now_ns();
 
 	for (int i = 0; i < 2; i++)
 		if (t->raw_fd[i] >= 0)
 			p[np++] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
+	if (t->udp_rx_fd >= 0)
+		p[np++] = (struct pollfd){ .fd = t->udp_rx_fd, .events = POLLIN };
+	/* Send sockets only ever have errors to read (POLLERR needs no request). */
+	for (unsigned i = 0; i < t->n_udp_tx; i++)
+		if (t->udp_tx_fd[i] != t->udp_rx_fd)
+			p[np++] = (struct pollfd){ .fd = t->udp_tx_fd[i], .events = 0 };
 	nraw = np;
+	nudp = t->udp_rx_fd >= 0;
 	if (w->nl)
 		p[np++] = (struct pollfd){ .fd = nl_fd(w->nl), .events = POLLIN };
 	for (;;) {
@@ -440,9 +728,13 @@ static void *rx_main(void *arg)
 		if (r < 0 && errno != EINTR)
 			log_fatal("%s: poll", t->conf.name);
 		for (int i = 0; r > 0 && i < nraw; i++) {
-			if (p[i].revents & POLLERR)
+			if ((p[i].revents & POLLERR) && nudp)
+				rx_errqueue_udp(w, p[i].fd);
+			else if (p[i].revents & POLLERR)
 				rx_errqueue(w, p[i].fd);
-			if (p[i].revents & POLLIN)
+			if ((p[i].revents & POLLIN) && nudp)
+				rx_batch_udp(w, p[i].fd);
+			else if (p[i].revents & POLLIN)
 				rx_batch(w, p[i].fd);
 		}
 		if (r > 0 && np > nraw && (p[nraw].revents & POLLIN))
@@ -467,6 +759,7 @@ void tunnel_start(struct sitd_tunnel *t)
 		log_fatal("out of memory");
 	tw->t = rw->t = t;
 	tw->dst.sin_family = AF_INET;
+	tw->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&tw->dst.sin_addr, t->conf.remote);
 	/* A start for the outer ID that differs between runs, as the kernel's is hashed. */
 	id = (uint16_t)(now_ns() ^ (uint64_t)getpid());

@@ -19,6 +19,10 @@ struct sitd_tunnel {
 	int raw_fd[2];			/* [0] protocol 41, [1] protocol 4; -1 when unused */
 	int send_fd;			/* the one the transmit thread writes to */
 	int probe_fd;			/* path MTU probe, see sock.h */
+	int udp_rx_fd;			/* FOU/GUE: bound to encap-dport; -1 otherwise */
+	int udp_tx_fd[8];		/* FOU/GUE: one per source port in use */
+	unsigned n_udp_tx;
+	bool udp_gso;			/* UDP_SEGMENT works: one send per super-packet */
 	unsigned offloads;
 	unsigned ifindex;		/* of the TUN device */
 	uint32_t path_mtu;		/* atomic: written by rx, read by tx */

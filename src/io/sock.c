@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -85,4 +86,68 @@ uint32_t pmtu_probe(int fd, uint32_t remote)
 	if (getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &len) < 0 || mtu <= 0)
 		return 0;
 	return (uint32_t)mtu;
+}
+
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+static int udp_open(uint32_t local, uint16_t port, const char *dev)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), on = 1, err;
+
+	if (fd < 0)
+		return -1;
+	wr32((uint8_t *)&sa.sin_addr, local);
+	if (setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) < 0 || bind_dev(fd, dev) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	set_bufs(fd);
+	return fd;
+}
+
+int udp_rx_open(uint32_t local, uint16_t port, const char *dev)
+{
+	int fd = udp_open(local, port, dev), on = 1, err;
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, IPPROTO_UDP, UDP_GRO, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+int udp_tx_setup(int fd, int pmtudisc_mode, int csum)
+{
+	int nocheck = !csum;
+
+	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtudisc_mode, sizeof(pmtudisc_mode)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &nocheck, sizeof(nocheck)) < 0)
+		return -1;
+	return 0;
+}
+
+int udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum)
+{
+	int fd = udp_open(local, port, dev), err;
+
+	if (fd < 0)
+		return -1;
+	if (udp_tx_setup(fd, pmtudisc_mode, csum) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
 }

@@ -23,4 +23,15 @@ int pmtu_probe_open(uint32_t local, const char *dev);
 /* The current path MTU toward remote, or 0 when there is no route. */
 uint32_t pmtu_probe(int fd, uint32_t remote);
 
+/*
+ * FOU/GUE.  The receive socket is bound to (local, port) with UDP_GRO and IP_RECVTOS;
+ * a send socket to (local, port or 0), with DF as pmtudisc says (IP_PMTUDISC_PROBE: DF
+ * set, sitd makes the MTU decision; IP_PMTUDISC_DONT) and a zero UDP checksum unless
+ * csum (SO_NO_CHECK).  Both get IP_RECVERR.  -1 with errno set on failure.
+ */
+int udp_rx_open(uint32_t local, uint16_t port, const char *dev);
+int udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
+/* The send options alone, for a receive socket that also sends (encap-sport = encap-dport). */
+int udp_tx_setup(int fd, int pmtudisc_mode, int csum);
+
 #endif
