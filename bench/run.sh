@@ -11,7 +11,9 @@
 #
 # Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
 # recvmmsg: sitd's outer side can go no faster), sit-on, sit-off (ethtool tso off),
-# sit-nopmtu, ipip-on, socat (TUN over UDP), openvpn (--cipher none --auth none).
+# sit-nopmtu, ipip-on, fou-on and gue-on (sit inside FOU / GUE with encap-csum, so one
+# UDP_SEGMENT send per super-packet), socat (TUN over UDP), openvpn (--cipher none
+# --auth none).
 set -u
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "bench/run.sh: run as root" >&2; exit 1; }
@@ -22,7 +24,7 @@ done
 make -s -j"$(nproc)" all bench-tools || exit 1
 RUNS=${BENCH_RUNS:-3}
 SECS=${BENCH_SECONDS:-10}
-ROWS=${BENCH_ROWS:-veth blast sit-on sit-off sit-nopmtu ipip-on socat openvpn}
+ROWS=${BENCH_ROWS:-veth blast sit-on sit-off sit-nopmtu ipip-on fou-on gue-on socat openvpn}
 BLAST=$PWD/build/blast
 . tests/integration/lib.sh
 require_root iperf3 ethtool socat
@@ -88,6 +90,8 @@ row_sit-on() { sitd_row sit $B6; }
 row_sit-off() { sitd_row sit $B6 -- tso off; }
 row_sit-nopmtu() { sitd_row sit $B6 nopmtudisc; }
 row_ipip-on() { sitd_row ipip $B4IN; }
+row_fou-on() { sitd_row sit $B6 encap fou encap-dport 5555 encap-csum; }
+row_gue-on() { sitd_row sit $B6 encap gue encap-dport 5555 encap-csum; }
 
 row_socat() {
 	setup_pair
@@ -126,7 +130,8 @@ median() {
 declare -A LABEL=(
 	[veth]="bare veth (the limit)" [blast]="raw-socket ceiling (proto 41)"
 	[sit-on]="sitd sit, TSO on" [sit-off]="sitd sit, TSO off" [sit-nopmtu]="sitd sit, nopmtudisc"
-	[ipip-on]="sitd ipip, TSO on" [socat]="socat TUN over UDP"
+	[ipip-on]="sitd ipip, TSO on" [fou-on]="sitd sit in fou, encap-csum"
+	[gue-on]="sitd sit in gue, encap-csum" [socat]="socat TUN over UDP"
 	[openvpn]="OpenVPN, no cipher, no auth"
 )
 declare -A MED CPU
@@ -151,6 +156,7 @@ ratio() { awk -v a="${MED[$1]:-0}" -v b="${MED[$2]:-0}" 'BEGIN { if (b > 0) prin
 echo "sit TSO on / raw-socket ceiling: $(ratio sit-on blast)   (target >= 0.90)"
 echo "sit TSO on / OpenVPN no cipher:  $(ratio sit-on openvpn)   (target >= 5)"
 echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)"
+echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
 [ -n "${CPU[socat]:-}" ] && [ "${CPU[sit-on]:-}" != "-" ] &&
 	echo "sitd CPU per GB / socat's:       $(awk -v a="${CPU[sit-on]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
 RSS_KB=$(cat "$LOGDIR/rss" 2>/dev/null)
