@@ -25,7 +25,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 Q := $(if $(V),,@)
 say = $(if $(V),,@printf '  %-6s %s\n' $(1) $(2);)
 
-CORE_SRCS := $(wildcard src/core/*.c) src/cli.c
+CORE_SRCS := $(wildcard src/core/*.c) src/cli.c src/config.c src/show.c
 APP_SRCS := $(wildcard src/io/*.c) src/main.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
@@ -42,7 +42,7 @@ all: $(O)/sitd
 bench-tools: $(O)/blast $(O)/sitd
 
 $(O)/sitd: $(CORE_OBJS) $(APP_OBJS)
-	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread -lmnl
+	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread -lmnl -lcap -lseccomp
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
@@ -64,7 +64,7 @@ $(O)/asan/unit/%: tests/unit/%.c $(ASAN_CORE_OBJS) tests/unit/pktgen.h
 # The daemon under ASan and UBSan, for the integration tests.
 sitd-asan: $(O)/asan/sitd
 $(O)/asan/sitd: $(ASAN_CORE_OBJS) $(APP_SRCS:%.c=$(O)/asan/%.o)
-	$(call say,LD-SAN,$@)$(CC) $(CFLAGS) $(SAN) -o $@ $^ -lpthread -lmnl
+	$(call say,LD-SAN,$@)$(CC) $(CFLAGS) $(SAN) -o $@ $^ -lpthread -lmnl -lcap -lseccomp
 
 unit: $(UNIT_BINS)
 	$(Q)tests/unit/run.sh $(UNIT_BINS)
@@ -94,7 +94,7 @@ $(O)/blast: bench/blast.c
 
 # The core may not do I/O, print, exit or allocate (DESIGN.md section 3).
 lint-core:
-	$(Q)! grep -nE '\b(printf|fprintf|puts|perror|exit|abort|malloc|calloc|realloc|free|read|write|send|recv|socket|ioctl)\s*\(' src/core/*.c src/core/*.h src/cli.c \
+	$(Q)! grep -nE '\b(printf|fprintf|puts|perror|exit|abort|malloc|calloc|realloc|free|read|write|send|recv|socket|ioctl)\s*\(' src/core/*.c src/core/*.h src/cli.c src/config.c src/show.c \
 		|| { echo "core/ must stay pure: see the lines above"; exit 1; }
 
 check: lint-core unit unit-asan fuzz integration

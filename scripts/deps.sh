@@ -5,10 +5,12 @@ set -eu
 pkgs=(
 	make gcc clang libclang-rt-dev	# build, and libFuzzer + sanitizers for clang
 	libmnl-dev			# netlink (link MTU changes)
+	libcap-dev libseccomp-dev	# least privilege
 	libcmocka-dev			# unit tests
 	iproute2 iputils-ping ethtool	# namespaces, veth, ping, TSO on/off
 	socat iperf3 tshark		# transfers, throughput, an independent decoder
 	util-linux procps coreutils	# setpriv, unshare, ps, sha256sum
+	jq				# the tests read sitd show -j
 )
 missing=()
 for p in "${pkgs[@]}"; do

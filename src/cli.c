@@ -92,17 +92,29 @@ enum seen {
 
 int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen)
 {
+	int bad;
+
+	return sitd_cli_parse_at(argc, argv, c, err, errlen, &bad);
+}
+
+int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen,
+		      int *bad)
+{
 	unsigned seen = 0;
 	unsigned long v;
 
 	sitd_conf_defaults(c);
 	if (errlen)
 		err[0] = '\0';
+	*bad = -1;	/* the checks after the loop are about the whole line */
 
 #define NEXT_ARG()                                                                          \
 	do {                                                                                \
-		if (++i >= argc)                                                            \
+		if (++i >= argc) {                                                          \
+			*bad = i - 1;                                                       \
 			return fail(err, errlen, "\"%s\" needs a value", argv[i - 1]);      \
+		}                                                                           \
+		*bad = i;                                                                   \
 	} while (0)
 #define ONCE(bit)                                                                           \
 	do {                                                                                \
@@ -114,6 +126,7 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
+		*bad = i;
 		if (!strcmp(a, "mode")) {
 			ONCE(SEEN_MODE);
 			NEXT_ARG();
@@ -249,6 +262,7 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 	}
 #undef NEXT_ARG
 #undef ONCE
+	*bad = -1;
 
 	if (!c->name[0])
 		return fail(err, errlen, "missing tunnel name");

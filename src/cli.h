@@ -30,6 +30,10 @@ void sitd_conf_defaults(struct sitd_conf *c);
  */
 int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen);
 
+/* The same, also saying which argument was bad (*bad), or -1 when the whole line is. */
+int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen,
+		      int *bad);
+
 /* Format the tunnel as `ip tunnel show` does ("NAME: ipv6/ip remote A local B ttl inherit"). */
 size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len);
 

@@ -119,12 +119,11 @@ int sitd_rx_decap_udp(struct sitd_rx *rx, uint8_t outer_tos, uint32_t src, uint8
 		hl = GUE_HDR_LEN;
 	} else if (rx->encap == SITD_ENCAP_GUE && (pl[0] >> 6) != 1) {
 		return rx_drop(rx, SITD_DROP_rx_gue_version);
+	} else if (rx->encap == SITD_ENCAP_GUE) {
+		/* GUE version 1, "direct IP": the version nibble says which (gue_udp_recv). */
+		proto = sitd_outer_proto(ip_version(pl));
 	} else {
-		/*
-		 * FOU, or GUE version 1 ("direct IP", whose first bits 01 are those of IPv4 and
-		 * IPv6): the inner protocol is what the tunnel carries, or, for mode any, what the
-		 * version nibble says.
-		 */
+		/* FOU: the tunnel's protocol, or for mode any what the version nibble says. */
 		proto = rx->mode != SITD_MODE_ANY ? (uint8_t)rx->mode : sitd_outer_proto(ip_version(pl));
 	}
 	if (!proto_ok(rx, proto))

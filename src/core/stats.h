@@ -20,6 +20,7 @@
 	X(tx_too_big, "larger than the tunnel MTU; ICMP error returned")                     \
 	X(tx_mtu_floor, "path MTU leaves less than 68 bytes inside (kernel: collisions)")    \
 	X(tx_frag_too_many, "outer fragmentation would need more fragments than fit")        \
+	X(tx_oversize, "larger than 65535 bytes once encapsulated, IPv4 without DF")          \
 	X(tx_send_error, "sendmmsg on the raw socket failed")                                 \
 	X(rx_truncated, "outer IPv4 header or length inconsistent with bytes received")      \
 	X(rx_outer_csum, "outer IPv4 header checksum wrong")                                  \

@@ -160,7 +160,8 @@ static uint32_t flow_hash(const uint8_t *pkt, const struct sitd_ipinfo *ii, uint
 	for (unsigned i = 0; i < alen; i++)
 		h = (h ^ pkt[a + i]) * 16777619u;
 	h = (h ^ ii->l4proto) * 16777619u;
-	if ((ii->l4proto == IPPROTO_TCP || ii->l4proto == IPPROTO_UDP) && !ii->later_fragment &&
+	/* Ports only when not a fragment: all pieces of a datagram must leave on one port. */
+	if ((ii->l4proto == IPPROTO_TCP || ii->l4proto == IPPROTO_UDP) && !ii->fragment &&
 	    ii->l3len + 4 <= len)
 		for (unsigned i = 0; i < 4; i++)
 			h = (h ^ pkt[ii->l3len + i]) * 16777619u;
@@ -224,6 +225,15 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 		unit = len;
 	}
 
+	/*
+	 * No outer packet (or fragment train) can exceed 65535 bytes: larger is too big
+	 * whatever the path, and may not be fragmented into a train no one can reassemble.
+	 */
+	if (unit > (uint32_t)IP_MAX_LEN - tx->encap_len) {
+		if (ii.version == 6 || ii.df)
+			return tx_too_big(tx, pkt, len, ii.version, IP_MAX_LEN - tx->encap_len, now_ns);
+		return tx_drop(tx, SITD_DROP_tx_oversize);
+	}
 	d = sitd_pmtu_decide(tx->pmtudisc, path_mtu, tx->encap_len, ii.version, ii.df, unit);
 	if (d.verdict == PMTU_DROP_FLOOR || (!d.df && path_mtu < IPV4_MIN_MTU))
 		return tx_drop(tx, SITD_DROP_tx_mtu_floor);

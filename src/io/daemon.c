@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +57,21 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Ask both threads to stop: they see the flag, and the eventfd ends their poll(). */
+static void tunnel_wake(struct sitd_tunnel *t)
+{
+	uint64_t one = 1;
+
+	__atomic_store_n(&t->stopping, true, __ATOMIC_RELEASE);
+	if (write(t->stop_fd, &one, sizeof(one)) < 0)
+		log_warn("%s: cannot wake the threads", t->conf.name);
+}
+
+static bool stopping(struct sitd_tunnel *t)
+{
+	return __atomic_load_n(&t->stopping, __ATOMIC_ACQUIRE);
+}
+
 static uint32_t path_mtu_get(struct sitd_tunnel *t)
 {
 	return __atomic_load_n(&t->path_mtu, __ATOMIC_RELAXED);
@@ -76,62 +92,106 @@ static void path_mtu_refresh(struct sitd_tunnel *t)
  * chosen per inner flow by its hash, so flows spread over source ports as the kernel's
  * udp_flow_src_port() spreads them (over a smaller set).
  */
-static void udp_open_all(struct sitd_tunnel *t)
+static int udp_open_all(struct sitd_tunnel *t)
 {
 	struct sitd_conf *c = &t->conf;
 	int df = c->pmtudisc ? IP_PMTUDISC_PROBE : IP_PMTUDISC_DONT;
 	unsigned want = c->encap_sport ? 1 : sizeof(t->udp_tx_fd) / sizeof(t->udp_tx_fd[0]);
 
 	t->udp_rx_fd = udp_rx_open(c->local, c->encap_dport, c->dev);
-	if (t->udp_rx_fd < 0)
-		log_fatal("cannot open the UDP socket for port %u", c->encap_dport);
+	if (t->udp_rx_fd < 0) {
+		log_warn("%s: cannot open the UDP socket for port %u", c->name, c->encap_dport);
+		return -1;
+	}
 	if (c->encap_sport == c->encap_dport) {
-		if (udp_tx_setup(t->udp_rx_fd, df, c->encap_csum) < 0)
-			log_fatal("cannot set up the UDP socket for port %u", c->encap_dport);
+		if (udp_tx_setup(t->udp_rx_fd, df, c->encap_csum) < 0) {
+			log_warn("%s: cannot set up the UDP socket for port %u", c->name,
+				 c->encap_dport);
+			return -1;
+		}
 		t->udp_tx_fd[t->n_udp_tx++] = t->udp_rx_fd;
 	}
 	while (t->n_udp_tx < want) {
 		int fd = udp_tx_open(c->local, c->encap_sport, c->dev, df, c->encap_csum);
 
-		if (fd < 0)
-			log_fatal("cannot open a UDP socket for encap-sport %u", c->encap_sport);
+		if (fd < 0) {
+			log_warn("%s: cannot open a UDP socket for encap-sport %u", c->name,
+				 c->encap_sport);
+			return -1;
+		}
 		t->udp_tx_fd[t->n_udp_tx++] = fd;
 	}
 	/* UDP_SEGMENT needs the checksum: with SO_NO_CHECK the kernel refuses it. */
 	t->udp_gso = c->encap_csum;
+	return 0;
 }
 
-void tunnel_open(struct sitd_tunnel *t)
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Close everything tunnel_open() opened; closing the TUN fd removes the device. */
+void tunnel_close_only(struct sitd_tunnel *t)
+{
+	for (unsigned i = 0; i < t->n_udp_tx; i++)
+		if (t->udp_tx_fd[i] != t->udp_rx_fd)
+			close_fd(&t->udp_tx_fd[i]);
+	t->n_udp_tx = 0;
+	close_fd(&t->udp_rx_fd);
+	close_fd(&t->raw_fd[0]);
+	close_fd(&t->raw_fd[1]);
+	close_fd(&t->probe_fd);
+	close_fd(&t->stop_fd);
+	close_fd(&t->tun_fd);
+}
+
+int tunnel_open(struct sitd_tunnel *t)
 {
 	struct sitd_conf *c = &t->conf;
 	char desc[256];
 	uint32_t underlay;
 	int fd;
 
-	t->raw_fd[0] = t->raw_fd[1] = -1;
-	t->udp_rx_fd = -1;
+	t->raw_fd[0] = t->raw_fd[1] = t->udp_rx_fd = t->probe_fd = t->stop_fd = t->tun_fd = -1;
 	t->n_udp_tx = 0;
-	if (c->dev[0] && !if_nametoindex(c->dev))
-		log_fatalx("cannot find device \"%s\"", c->dev);
+	t->stopping = false;
+	memset(&t->damper, 0, sizeof(t->damper));
+	if (c->dev[0] && !if_nametoindex(c->dev)) {
+		log_warnx("%s: cannot find device \"%s\"", c->name, c->dev);
+		return -1;
+	}
 
 	/* The TUN device first: it needs CAP_NET_ADMIN, the clearer message. */
 	t->tun_fd = tun_open(c->name, !c->nogso, &t->offloads);
 	if (t->tun_fd < 0) {
 		if (errno == ENOENT || errno == ENODEV)
-			log_fatal("cannot open /dev/net/tun (is the tun module there?)");
-		if (errno == EPERM || errno == EACCES)
-			log_fatal("cannot create TUN device \"%s\": needs CAP_NET_ADMIN (run as root)",
-				  c->name);
-		if (errno == EBUSY || errno == EINVAL)
-			log_fatal("cannot create TUN device \"%s\" (does a non-TUN device of that name exist?)",
-				  c->name);
-		log_fatal("cannot create TUN device \"%s\"", c->name);
+			log_warn("cannot open /dev/net/tun (is the tun module there?)");
+		else if (errno == EACCES)
+			log_warn("cannot open /dev/net/tun for \"%s\" as uid %u (an unprivileged sitd "
+				 "needs it readable and writable, mode 0666 as Debian ships it)",
+				 c->name, (unsigned)getuid());
+		else if (errno == EPERM)
+			log_warn("cannot create TUN device \"%s\": needs CAP_NET_ADMIN (run as root)",
+				 c->name);
+		else if (errno == EBUSY || errno == EINVAL)
+			log_warn("cannot create TUN device \"%s\" (does a non-TUN device of that name exist?)",
+				 c->name);
+		else
+			log_warn("cannot create TUN device \"%s\"", c->name);
+		goto fail;
+	}
+	t->ifindex = if_nametoindex(c->name);
+	t->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->stop_fd < 0) {
+		log_warn("%s: eventfd", c->name);
+		goto fail;
 	}
 
-	t->ifindex = if_nametoindex(c->name);
-
-	if (c->encap != SITD_ENCAP_NONE)
-		udp_open_all(t);
+	if (c->encap != SITD_ENCAP_NONE && udp_open_all(t) < 0)
+		goto fail;
 	for (int i = 0; i < 2 && c->encap == SITD_ENCAP_NONE; i++) {
 		uint8_t proto = i == 0 ? IPPROTO_IPV6 : IPPROTO_IPIP;
 
@@ -140,17 +200,21 @@ void tunnel_open(struct sitd_tunnel *t)
 		fd = raw_open(proto, c->dev);
 		if (fd < 0) {
 			if (errno == EPERM || errno == EACCES)
-				log_fatal("cannot open a raw socket for protocol %u: needs CAP_NET_RAW",
-					  proto);
-			log_fatal("cannot open a raw socket for protocol %u", proto);
+				log_warn("cannot open a raw socket for protocol %u: needs CAP_NET_RAW",
+					 proto);
+			else
+				log_warn("cannot open a raw socket for protocol %u", proto);
+			goto fail;
 		}
 		t->raw_fd[i] = fd;
 	}
 	t->send_fd = t->raw_fd[0] >= 0 ? t->raw_fd[0] : t->raw_fd[1];
 
 	t->probe_fd = pmtu_probe_open(c->local, c->dev);
-	if (t->probe_fd < 0)
-		log_fatal("cannot open the path MTU probe socket");
+	if (t->probe_fd < 0) {
+		log_warn("%s: cannot open the path MTU probe socket", c->name);
+		goto fail;
+	}
 	underlay = pmtu_probe(t->probe_fd, c->remote);
 	if (!underlay) {
 		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
@@ -169,13 +233,19 @@ void tunnel_open(struct sitd_tunnel *t)
 			m = sitd_mtu_min(c->mode);
 		c->mtu = m;
 	}
-	if (link_set_mtu(c->name, c->mtu) < 0)
-		log_fatal("cannot set the MTU of %s to %u", c->name, c->mtu);
+	if (link_set_mtu(c->name, c->mtu) < 0) {
+		log_warn("cannot set the MTU of %s to %u", c->name, c->mtu);
+		goto fail;
+	}
 
 	sitd_conf_format(c, desc, sizeof(desc));
 	log_info("%s, mtu %u, path mtu %u, offloads%s%s%s%s", desc, c->mtu, underlay,
 		 t->offloads & TUN_F_CSUM ? " csum" : "", t->offloads & TUN_F_TSO4 ? " tso4" : "",
 		 t->offloads & TUN_F_TSO6 ? " tso6" : "", t->offloads & TUN_F_TSO_ECN ? " tso_ecn" : "");
+	return 0;
+fail:
+	tunnel_close_only(t);
+	return -1;
 }
 
 /* ---- transmit: TUN -> network ---------------------------------------------------- */
@@ -387,19 +457,21 @@ static void *tx_main(void *arg)
 	struct sitd_tunnel *t = w->t;
 	unsigned nframe = 0;
 
-	for (;;) {
+	while (!stopping(t)) {
 		ssize_t n = read(t->tun_fd, w->frames[nframe], FRAME_SIZE);
 		enum sitd_tx_verdict v;
 
 		if (n < 0) {
 			if (errno == EAGAIN) {
-				struct pollfd p = { .fd = t->tun_fd, .events = POLLIN };
+				struct pollfd p[2] = { { .fd = t->tun_fd, .events = POLLIN },
+						       { .fd = t->stop_fd, .events = POLLIN } };
 
 				tx_flush(w);
 				nframe = 0;
-				(void)poll(&p, 1, -1);
+				(void)poll(p, 2, -1);
 			} else if (errno != EINTR) {
-				log_fatal("%s: read from TUN", t->conf.name);
+				log_warn("%s: read from TUN", t->conf.name);
+				return NULL;
 			}
 			continue;
 		}
@@ -704,10 +776,11 @@ static void *rx_main(void *arg)
 {
 	struct rx_worker *w = arg;
 	struct sitd_tunnel *t = w->t;
-	struct pollfd p[2 + 1 + 8 + 1];
+	struct pollfd p[2 + 1 + 8 + 1 + 1];
 	int np = 0, nraw, nudp;
 	uint64_t next_refresh = now_ns();
 
+	p[np++] = (struct pollfd){ .fd = t->stop_fd, .events = POLLIN };
 	for (int i = 0; i < 2; i++)
 		if (t->raw_fd[i] >= 0)
 			p[np++] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
@@ -721,13 +794,19 @@ static void *rx_main(void *arg)
 	nudp = t->udp_rx_fd >= 0;
 	if (w->nl)
 		p[np++] = (struct pollfd){ .fd = nl_fd(w->nl), .events = POLLIN };
-	for (;;) {
+	while (!stopping(t)) {
 		int r = poll(p, (nfds_t)np, PMTU_REFRESH_MS);
 		uint64_t now;
 
-		if (r < 0 && errno != EINTR)
-			log_fatal("%s: poll", t->conf.name);
-		for (int i = 0; r > 0 && i < nraw; i++) {
+		if (r < 0 && errno != EINTR) {
+			/* Not expected; keep serving, slowly enough not to spin. */
+			struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
+
+			log_warn("%s: poll", t->conf.name);
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		for (int i = 1; r > 0 && i < nraw; i++) {
 			if ((p[i].revents & POLLERR) && nudp)
 				rx_errqueue_udp(w, p[i].fd);
 			else if (p[i].revents & POLLERR)
@@ -748,15 +827,17 @@ static void *rx_main(void *arg)
 	return NULL;
 }
 
-void tunnel_start(struct sitd_tunnel *t)
+int tunnel_start(struct sitd_tunnel *t)
 {
 	/* Allocated once; the loops allocate nothing. */
 	struct tx_worker *tw = calloc(1, sizeof(*tw));
 	struct rx_worker *rw = calloc(1, sizeof(*rw));
 	uint16_t id;
 
-	if (!tw || !rw)
-		log_fatal("out of memory");
+	if (!tw || !rw) {
+		log_warn("%s: out of memory", t->conf.name);
+		goto fail;
+	}
 	tw->t = rw->t = t;
 	tw->dst.sin_family = AF_INET;
 	tw->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
@@ -771,23 +852,66 @@ void tunnel_start(struct sitd_tunnel *t)
 	if (!rw->nl)
 		log_warn("%s: no link notifications; mtu bounds are not enforced", t->conf.name);
 
-	if (fcntl_nonblock(t->tun_fd) < 0)
-		log_fatal("%s: O_NONBLOCK", t->conf.name);
+	if (fcntl_nonblock(t->tun_fd) < 0) {
+		log_warn("%s: O_NONBLOCK", t->conf.name);
+		goto fail;
+	}
 	errno = pthread_create(&t->tx_thread, NULL, tx_main, tw);
-	if (errno)
-		log_fatal("pthread_create");
+	if (errno) {
+		log_warn("%s: pthread_create", t->conf.name);
+		goto fail;
+	}
 	errno = pthread_create(&t->rx_thread, NULL, rx_main, rw);
-	if (errno)
-		log_fatal("pthread_create");
+	if (errno) {
+		log_warn("%s: pthread_create", t->conf.name);
+		tunnel_wake(t);
+		pthread_join(t->tx_thread, NULL);
+		goto fail;
+	}
+	t->tx_worker = tw;
+	t->rx_worker = rw;
+	return 0;
+fail:
+	if (rw && rw->nl)
+		mnl_socket_close(rw->nl);
+	free(tw);
+	free(rw);
+	tunnel_close_only(t);
+	return -1;
+}
+
+void tunnel_stop(struct sitd_tunnel *t)
+{
+	struct rx_worker *rw = t->rx_worker;
+
+	tunnel_wake(t);
+	pthread_join(t->tx_thread, NULL);
+	pthread_join(t->rx_thread, NULL);
+	if (rw->nl)
+		mnl_socket_close(rw->nl);
+	free(t->tx_worker);
+	free(t->rx_worker);
+	t->tx_worker = t->rx_worker = NULL;
+	tunnel_close_only(t);
+}
+
+void tunnel_stats(struct sitd_tunnel *t, struct sitd_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	sitd_stats_sum(s, &t->tx_stats);
+	sitd_stats_sum(s, &t->rx_stats);
+}
+
+uint32_t tunnel_path_mtu(struct sitd_tunnel *t)
+{
+	return path_mtu_get(t);
 }
 
 void tunnel_print_stats(struct sitd_tunnel *t)
 {
 	struct sitd_stats s;
 
-	memset(&s, 0, sizeof(s));
-	sitd_stats_sum(&s, &t->tx_stats);
-	sitd_stats_sum(&s, &t->rx_stats);
+	tunnel_stats(t, &s);
 	fprintf(stderr, "sitd: %s: stats\n", t->conf.name);
 	fprintf(stderr, "  %-22s %u\n", "path_mtu", path_mtu_get(t));
 #define PRINT_CTR(name, desc) fprintf(stderr, "  %-22s %" PRIu64 "\n", #name, s.name);

@@ -7,6 +7,7 @@
 #define SITD_DAEMON_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "conf.h"
@@ -28,12 +29,25 @@ struct sitd_tunnel {
 	uint32_t path_mtu;		/* atomic: written by rx, read by tx */
 	struct sitd_damper damper;	/* written by rx, read by tx */
 	struct sitd_stats tx_stats, rx_stats;
+	int stop_fd;			/* eventfd: wakes the threads to stop */
+	bool stopping;
+	void *tx_worker, *rx_worker;
 	pthread_t tx_thread, rx_thread;
 };
 
-/* Open devices and sockets; every failure is fatal with a clear message. */
-void tunnel_open(struct sitd_tunnel *t);
-void tunnel_start(struct sitd_tunnel *t);
+/*
+ * Open the device and sockets for t->conf and start one thread per direction; on any
+ * failure, log one clear line, undo everything and return -1.
+ */
+int tunnel_open(struct sitd_tunnel *t);
+int tunnel_start(struct sitd_tunnel *t);
+/* Undo tunnel_open() of a tunnel that was never started. */
+void tunnel_close_only(struct sitd_tunnel *t);
+/* Stop the threads, close everything (the device goes away), free the workers. */
+void tunnel_stop(struct sitd_tunnel *t);
+/* The counters of both directions, summed. */
+void tunnel_stats(struct sitd_tunnel *t, struct sitd_stats *s);
+uint32_t tunnel_path_mtu(struct sitd_tunnel *t);
 /* Print the summed counters to stderr. */
 void tunnel_print_stats(struct sitd_tunnel *t);
 

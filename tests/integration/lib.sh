@@ -118,7 +118,13 @@ setup_pair() {
 start_sitd() {
 	local ns=$1 log=$LOGDIR/$2.log
 	shift 2
-	ip netns exec "$ns" "$SITD" "$@" 2>"$log" &
+	# Its own control socket: several sitd with one device name run at once here.
+	# Empty the log before the start: a reused log still holds the last run's "running",
+	# and the child truncating it itself could come after the wait below has read it.
+	: >"$log"
+	# SITD_WRAP: a command to run sitd through (a private mount namespace, say).
+	# shellcheck disable=SC2086
+	ip netns exec "$ns" ${SITD_WRAP:-} "$SITD" -S "$LOGDIR/$(basename "$log" .log).sock" "$@" 2>>"$log" &
 	local pid=$!
 	SITD_PIDS+=("$pid")
 	SITD_LOG[$pid]=$log
@@ -210,6 +216,20 @@ ok() {
 not_ok() {
 	FAILED=$((FAILED + 1))
 	echo "not ok - $*"
+	debug_daemons
+}
+
+# What every sitd is doing, for a failure's report: its threads' wait channels and
+# system calls, and the last lines of its log.
+debug_daemons() {
+	local pid t
+	for pid in "${SITD_PIDS[@]}"; do
+		echo "  # sitd $pid (${SITD_LOG[$pid]}):"
+		for t in /proc/"$pid"/task/*; do
+			[ -d "$t" ] && echo "  #   thread ${t##*/}: $(cat "$t/wchan" 2>/dev/null) syscall $(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
+		done
+		grep -v ' 0$' "${SITD_LOG[$pid]}" 2>/dev/null | tail -n 12 | sed 's/^/  #   /'
+	done
 }
 
 # check DESC CMD...: passes when CMD succeeds.

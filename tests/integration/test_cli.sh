@@ -11,7 +11,7 @@ setup_pair
 refuses() {
 	local desc=$1 pat=$2 err rc
 	shift 2
-	err=$(ip netns exec "$NS_A" timeout 10 "$SITD" "$@" 2>&1 >/dev/null)
+	err=$(ip netns exec "$NS_A" timeout 10 "$SITD" -S "$LOGDIR/refused.sock" "$@" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && head -n 1 <<<"$err" | grep -q -- "$pat"; then
 		ok "$desc: $(head -n 1 <<<"$err")"
@@ -37,7 +37,7 @@ check "help exits 0" ip netns exec "$NS_A" "$SITD" help
 
 # Without CAP_NET_ADMIN (an unprivileged user, no capabilities).
 err=$(ip netns exec "$NS_A" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-	"$SITD" t1 mode sit remote $B4 2>&1)
+	"$SITD" -S "$LOGDIR/t1.sock" t1 mode sit remote $B4 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && grep -q 'needs CAP_NET_ADMIN' <<<"$err"; then
 	ok "unprivileged: $err"
@@ -46,7 +46,7 @@ else
 fi
 
 # Without /dev/net/tun (a private mount namespace hides it).
-err=$(ip netns exec "$NS_A" unshare -m sh -c "mount -t tmpfs none /dev/net && exec $SITD t2 mode sit remote $B4" 2>&1)
+err=$(ip netns exec "$NS_A" unshare -m sh -c "mount -t tmpfs none /dev/net && exec $SITD -S $LOGDIR/t2.sock t2 mode sit remote $B4" 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && grep -q '/dev/net/tun' <<<"$err"; then
 	ok "no /dev/net/tun: $err"

@@ -48,6 +48,7 @@ for encap in fou gue; do
 		2>"$LOGDIR/tshark.log" &
 	tpid=$!
 	for _ in $(seq 100); do grep -q Capturing "$LOGDIR/tshark.log" && break; sleep 0.1; done
+	sleep 0.5	# "Capturing" can come a moment before the capture does
 	na ping -6 -c 3 -i 0.2 -W 2 -q $B6 >/dev/null
 	sleep 0.5
 	kill -INT $tpid

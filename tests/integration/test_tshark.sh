@@ -24,6 +24,7 @@ for mode in sit ipip; do
 		-w "$cap" -q 2>"$LOGDIR/tshark.log" &
 	tpid=$!
 	for _ in $(seq 100); do grep -q Capturing "$LOGDIR/tshark.log" && break; sleep 0.1; done
+	sleep 0.5	# "Capturing" can come a moment before the capture does
 	if [ "$mode" = sit ]; then
 		addr=$B6 inner=ipv6 proto=41 layers=ip:ipv6:
 		na ping -6 -c 2 -i 0.2 -W 2 -q $B6 >/dev/null

@@ -137,6 +137,89 @@ static void test_cli_accept(void **state)
 	assert_int_equal(conf.mtu, w->mtu);
 }
 
+/* ---- encap (ip-link(8) for sit/ipip, ip/link_iptnl.c; kernel-sit-ipip.md 4) ---- */
+
+struct encap_want {
+	enum sitd_mode mode;
+	uint32_t mtu;
+	enum sitd_encap encap;
+	uint16_t sport, dport;
+	bool csum;
+};
+
+struct encap_case {
+	const char *name;
+	const char *argv[24];
+	struct encap_want want;
+};
+
+static struct encap_case encap_cases[] = {
+	{ "accept: no encap keyword: encap none, no ports, no checksum",
+	  { "sit1", "remote", R, NULL }, { SITD_MODE_SIT, 0, SITD_ENCAP_NONE, 0, 0, false } },
+	{ "accept: encap fou encap-dport 5555: encap-sport auto and no checksum by default",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_FOU, 0, 5555, false } },
+	{ "accept: encap gue, encap-sport 4000, encap-dport 6080, encap-csum",
+	  { "ipip1", "remote", R, "encap", "gue", "encap-sport", "4000", "encap-dport", "6080",
+	    "encap-csum", NULL },
+	  { SITD_MODE_IPIP, 0, SITD_ENCAP_GUE, 4000, 6080, true } },
+	{ "accept: encap-sport auto",
+	  { "sit1", "remote", R, "encap", "gue", "encap-sport", "auto", "encap-dport", "5555", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_GUE, 0, 5555, false } },
+	{ "accept: noencap-csum",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555", "noencap-csum", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_FOU, 0, 5555, false } },
+	{ "accept: encap-sport 1 and encap-dport 65535, the bounds",
+	  { "sit1", "remote", R, "encap", "fou", "encap-sport", "1", "encap-dport", "65535", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_FOU, 1, 65535, false } },
+	{ "accept: encap-dport 0x15b3 (get_u16 with base 0)",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "0x15b3", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_FOU, 0, 5555, false } },
+	{ "accept: encap none, the default, alone", { "sit1", "remote", R, "encap", "none", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_NONE, 0, 0, false } },
+	{ "accept: encap-udp6-csum (only about an IPv6 outer header: no effect)",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555", "encap-udp6-csum", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_FOU, 0, 5555, false } },
+	{ "accept: noencap-udp6-csum",
+	  { "sit1", "remote", R, "encap", "gue", "encap-dport", "5555", "noencap-udp6-csum", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_GUE, 0, 5555, false } },
+	{ "accept: noencap-remcsum",
+	  { "sit1", "remote", R, "encap", "gue", "encap-dport", "5555", "noencap-remcsum", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_GUE, 0, 5555, false } },
+	{ "accept: encap-dport and encap-csum before encap gue",
+	  { "sit1", "encap-dport", "5555", "encap-csum", "remote", R, "encap", "gue", NULL },
+	  { SITD_MODE_SIT, 0, SITD_ENCAP_GUE, 0, 5555, true } },
+	{ "accept: mtu 65507 (65535 - 28) with encap fou",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555", "mtu", "65507", NULL },
+	  { SITD_MODE_SIT, 65507, SITD_ENCAP_FOU, 0, 5555, false } },
+	{ "accept: mtu 65503 (65535 - 32) with encap gue",
+	  { "t", "mode", "any", "remote", R, "encap", "gue", "encap-dport", "5555", "mtu", "65503", NULL },
+	  { SITD_MODE_ANY, 65503, SITD_ENCAP_GUE, 0, 5555, false } },
+	{ "accept: mtu 68 on ipip with encap gue",
+	  { "ipip1", "remote", R, "mtu", "68", "encap", "gue", "encap-dport", "5555", NULL },
+	  { SITD_MODE_IPIP, 68, SITD_ENCAP_GUE, 0, 5555, false } },
+};
+
+static void test_cli_encap(void **state)
+{
+	const struct encap_case *c = *state;
+	const struct encap_want *w = &c->want;
+	struct sitd_conf conf;
+	char err[256] = "untouched";
+
+	memset(&conf, 0xa5, sizeof(conf));
+	assert_int_equal(sitd_cli_parse(argc_of(c->argv), c->argv, &conf, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(conf.mode, w->mode);
+	assert_int_equal(conf.remote, R_N);
+	assert_int_equal(conf.mtu, w->mtu);
+	assert_int_equal(conf.encap, w->encap);
+	assert_int_equal(conf.encap_sport, w->sport);
+	assert_int_equal(conf.encap_dport, w->dport);
+	assert_int_equal(conf.encap_csum, w->csum);
+	assert_true(conf.pmtudisc);
+}
+
 /* ---- Refused: the message must name the offending argument ---- */
 
 struct reject_case {
@@ -242,6 +325,68 @@ static struct reject_case reject_cases[] = {
 	{ "reject: a second name", { "sit1", "remote", R, "sit2", NULL }, { "\"sit2\"", NULL } },
 	{ "reject: name NAME twice",
 	  { "name", "a", "name", "b", "mode", "sit", "remote", R, NULL }, { "\"b\"", NULL } },
+	/* encap */
+	{ "reject: encap gre", { "sit1", "remote", R, "encap", "gre", "encap-dport", "5555", NULL },
+	  { "\"gre\"", "encap" } },
+	{ "reject: encap FOU (matched exactly)",
+	  { "sit1", "remote", R, "encap", "FOU", "encap-dport", "5555", NULL }, { "\"FOU\"", "encap" } },
+	{ "reject: encap without a value", { "sit1", "remote", R, "encap", NULL }, { "\"encap\"", NULL } },
+	{ "reject: encap fou without encap-dport (no default port)",
+	  { "sit1", "remote", R, "encap", "fou", NULL }, { "encap-dport", "fou" } },
+	{ "reject: encap gue with encap-sport but without encap-dport",
+	  { "sit1", "remote", R, "encap", "gue", "encap-sport", "4000", NULL }, { "encap-dport", "gue" } },
+	{ "reject: encap-dport without encap", { "sit1", "remote", R, "encap-dport", "5555", NULL },
+	  { "encap-dport", "encap fou" } },
+	{ "reject: encap-sport without encap", { "sit1", "remote", R, "encap-sport", "auto", NULL },
+	  { "encap-sport", "encap fou" } },
+	{ "reject: encap-csum without encap", { "sit1", "remote", R, "encap-csum", NULL },
+	  { "encap-csum", "encap fou" } },
+	{ "reject: encap none with encap-dport",
+	  { "sit1", "remote", R, "encap", "none", "encap-dport", "5555", NULL }, { "encap-dport", NULL } },
+	{ "reject: encap-dport 0",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "0", NULL }, { "\"0\"", "encap-dport" } },
+	{ "reject: encap-dport 65536",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "65536", NULL },
+	  { "\"65536\"", "encap-dport" } },
+	{ "reject: encap-dport auto (only the source port may be auto)",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "auto", NULL },
+	  { "\"auto\"", "encap-dport" } },
+	{ "reject: encap-dport 5555x",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555x", NULL },
+	  { "\"5555x\"", "encap-dport" } },
+	{ "reject: encap-sport 70000",
+	  { "sit1", "remote", R, "encap", "fou", "encap-sport", "70000", "encap-dport", "5555", NULL },
+	  { "\"70000\"", "encap-sport" } },
+	{ "reject: encap-sport -1",
+	  { "sit1", "remote", R, "encap", "fou", "encap-sport", "-1", "encap-dport", "5555", NULL },
+	  { "\"-1\"", "encap-sport" } },
+	{ "reject: encap-dport without a value",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", NULL }, { "\"encap-dport\"", NULL } },
+	{ "reject: encap-sport without a value",
+	  { "sit1", "remote", R, "encap", "fou", "encap-sport", NULL }, { "\"encap-sport\"", NULL } },
+	{ "reject: encap-remcsum (sitd sends GUE without options)",
+	  { "sit1", "remote", R, "encap", "gue", "encap-dport", "5555", "encap-remcsum", NULL },
+	  { "encap-remcsum", "not supported" } },
+	{ "reject: encap given twice",
+	  { "sit1", "remote", R, "encap", "fou", "encap", "gue", "encap-dport", "5555", NULL },
+	  { "\"encap\"", "twice" } },
+	{ "reject: encap-dport given twice",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555", "encap-dport", "5556", NULL },
+	  { "\"encap-dport\"", "twice" } },
+	{ "reject: encap-csum then noencap-csum",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "1", "encap-csum", "noencap-csum", NULL },
+	  { "\"noencap-csum\"", "twice" } },
+	{ "reject: mtu 65508 with encap fou (65535 - 28 = 65507)",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555", "mtu", "65508", NULL },
+	  { "65508", "mtu" } },
+	{ "reject: mtu 65504 with encap gue (65535 - 32 = 65503)",
+	  { "sit1", "remote", R, "encap", "gue", "encap-dport", "5555", "mtu", "65504", NULL },
+	  { "65504", "mtu" } },
+	{ "reject: mtu 65508 given before encap fou",
+	  { "ipip1", "mtu", "65508", "remote", R, "encap", "fou", "encap-dport", "5555", NULL },
+	  { "65508", "mtu" } },
+	{ "reject: \"encap-port\" is no keyword",
+	  { "sit1", "remote", R, "encap", "fou", "encap-port", "5555", NULL }, { "\"encap-port\"", NULL } },
 };
 
 static void test_cli_reject(void **state)
@@ -296,6 +441,17 @@ static struct format_case format_cases[] = {
 	  "t6: any/ip remote 192.0.2.2 local any ttl inherit tos inherit nopmtudisc" },
 	{ "format: fixed tos", { "sit2", "remote", "203.0.113.7", "tos", "10", "hlim", "1", NULL },
 	  "sit2: ipv6/ip remote 203.0.113.7 local any ttl 1 tos 0x10" },
+	{ "format: encap fou, encap-sport auto",
+	  { "sit1", "remote", R, "encap", "fou", "encap-dport", "5555", NULL },
+	  "sit1: ipv6/ip remote 192.0.2.2 local any ttl inherit encap fou encap-sport auto encap-dport 5555" },
+	{ "format: encap gue, encap-sport 4000, encap-csum, after nopmtudisc",
+	  { "t", "mode", "any", "remote", R, "nopmtudisc", "encap", "gue", "encap-sport", "4000",
+	    "encap-dport", "6080", "encap-csum", NULL },
+	  "t: any/ip remote 192.0.2.2 local any ttl inherit nopmtudisc encap gue encap-sport 4000 "
+	  "encap-dport 6080 encap-csum" },
+	{ "format: encap none, encap-udp6-csum and noencap-remcsum leave no trace",
+	  { "ipip1", "remote", R, "encap", "none", "noencap-remcsum", "encap-udp6-csum", NULL },
+	  "ipip1: ip/ip remote 192.0.2.2 local any ttl inherit" },
 };
 
 static void test_cli_format(void **state)
@@ -332,11 +488,12 @@ static void test_cli_format_short(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) +
-				ARRAY_SIZE(format_cases) + 2];
+	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
+				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 2];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
+	TABLE(encap_cases, test_cli_encap);
 	TABLE(reject_cases, test_cli_reject);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_err_buffer);
 	TABLE(format_cases, test_cli_format);

@@ -747,7 +747,7 @@ static void test_tx_mtu_floor(void **state)
 /* More fragments than out[] holds: nopmtudisc, path 68, 64 KB inside. */
 static void test_tx_frag_too_many(void **state)
 {
-	size_t n = ip6_packet(65535);
+	size_t n = ip6_packet(65000);	/* 65000 / 48-byte fragments: far more than SITD_TX_MAX_OUT */
 	uint32_t len = plain_frame(n);
 
 	(void)state;
@@ -755,6 +755,32 @@ static void test_tx_frag_too_many(void **state)
 	assert_int_equal(sitd_tx_begin(&tx, frame, len, 68, 0), SITD_TX_DROP);
 	assert_int_equal(st.drop[SITD_DROP_tx_frag_too_many], 1);
 	assert_int_equal(total_drops(), 1);
+}
+
+/*
+ * Nothing may leave larger than 65535 bytes once encapsulated, not even as fragments
+ * (a train no one could reassemble): IPv6 of 65535 gets Packet Too Big 65515 even with
+ * nopmtudisc; IPv4 without DF cannot be told, so it is a counted drop.
+ */
+static void test_tx_oversize(void **state)
+{
+	size_t n = ip6_packet(65535);
+	const uint8_t *icmp = tx.icmp + PG_VNET_LEN + 40;
+
+	(void)state;
+	tx_setup(SITD_MODE_SIT, 0, 0, false, 1);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_ICMP);
+	assert_int_equal(icmp[0], 2);
+	assert_int_equal(pg_get32(icmp + 4), 65515);
+	assert_true(sitd_tx_next(&tx));
+	assert_int_equal(tx.nout, 0);
+	n = ip6_packet(65515);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
+	tx_setup(SITD_MODE_IPIP, 0, 0, true, 1);
+	n = ip4_packet(65535, false);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_DROP);
+	assert_int_equal(st.drop[SITD_DROP_tx_oversize], 1);
+	assert_int_equal(tx.icmp_len, 0);
 }
 
 /*
@@ -836,7 +862,7 @@ static void test_tx_next_after_no_send(void **state)
 		path_mtu = 80;
 		break;
 	case AFTER_FRAG_TOO_MANY:
-		len = plain_frame(ip6_packet(65535));
+		len = plain_frame(ip6_packet(65000));
 		path_mtu = 68;
 		break;
 	}
@@ -1117,7 +1143,7 @@ int main(void)
 	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 2 * ARRAY_SIZE(csum_cases) +
 				ARRAY_SIZE(frag_cases) + ARRAY_SIZE(decline_cases) +
 				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + ARRAY_SIZE(lf_cases) +
-				11 + 6];
+				12 + 6];
 	size_t n = 0;
 
 	TABLE(encap_cases, test_tx_encap);
@@ -1139,6 +1165,7 @@ int main(void)
 	TABLE(decline_cases, test_tx_icmp_declined);
 	TABLE(floor_cases, test_tx_mtu_floor);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_frag_too_many);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_oversize);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_outer_ids);
 	TABLE(after_cases, test_tx_next_after_no_send);
 	TABLE(lf_cases, test_tx_link_failure);

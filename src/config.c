@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { WORDS_MAX = 64, WORD_MAX = 64 };
+
+struct stanza {
+	int n;
+	unsigned line[WORDS_MAX];
+	char word[WORDS_MAX][WORD_MAX];
+};
+
+__attribute__((format(printf, 4, 5)))
+static int fail(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(err, errlen, "%u: %s", line, msg);
+	return -1;
+}
+
+static int finish(struct stanza *st, unsigned first_line, struct sitd_conf *out, unsigned *n,
+		  unsigned cap, char *err, size_t errlen)
+{
+	const char *argv[WORDS_MAX];
+	char msg[256];
+	int bad;
+
+	if (*n == cap)
+		return fail(err, errlen, first_line, "more than %u tunnels", cap);
+	for (int i = 0; i < st->n; i++)
+		argv[i] = st->word[i];
+	if (sitd_cli_parse_at(st->n, argv, &out[*n], msg, sizeof(msg), &bad))
+		return fail(err, errlen, bad >= 0 ? st->line[bad] : first_line, "%s", msg);
+	for (unsigned k = 0; k < *n; k++)
+		if (!strcmp(out[k].name, out[*n].name))
+			return fail(err, errlen, first_line, "tunnel \"%s\" given twice", out[*n].name);
+	(*n)++;
+	return 0;
+}
+
+int sitd_config_parse(const char *text, size_t len, struct sitd_conf *out, unsigned cap, char *err,
+		      size_t errlen)
+{
+	struct stanza st;
+	unsigned line = 1, first_line = 0, n = 0;
+	bool in_stanza = false;
+	size_t i = 0;
+
+	st.n = 0;
+	while (i < len) {
+		char c = text[i];
+		size_t start;
+
+		if (c == '\n') {
+			line++;
+			i++;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r') {
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			while (i < len && text[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '\0')
+			return fail(err, errlen, line, "a NUL byte");
+		start = i;
+		while (i < len && text[i] != ' ' && text[i] != '\t' && text[i] != '\r' &&
+		       text[i] != '\n' && text[i] != '#' && text[i] != '\0')
+			i++;
+		if (i - start >= WORD_MAX)
+			return fail(err, errlen, line, "a word longer than %d bytes", WORD_MAX - 1);
+		if (i - start == 6 && !memcmp(text + start, "tunnel", 6)) {
+			if (in_stanza && finish(&st, first_line, out, &n, cap, err, errlen))
+				return -1;
+			in_stanza = true;
+			first_line = line;
+			st.n = 0;
+			continue;
+		}
+		if (!in_stanza)
+			return fail(err, errlen, line, "expected \"tunnel NAME\", not \"%.*s\"",
+				    (int)(i - start), text + start);
+		if (st.n == WORDS_MAX)
+			return fail(err, errlen, line, "more than %d words in one tunnel", WORDS_MAX);
+		memcpy(st.word[st.n], text + start, i - start);
+		st.word[st.n][i - start] = '\0';
+		st.line[st.n++] = line;
+	}
+	if (in_stanza && finish(&st, first_line, out, &n, cap, err, errlen))
+		return -1;
+	return (int)n;
+}

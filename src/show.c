@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+#include "show.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "wire.h"
+
+struct pr {
+	char *buf;
+	size_t cap, len;
+	bool json;
+	bool comma;	/* a JSON member came before: the next one needs a comma */
+};
+
+__attribute__((format(printf, 2, 3)))
+static void out(struct pr *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (p->len >= p->cap)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(p->buf + p->len, p->cap - p->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		p->len = p->len + (size_t)n < p->cap ? p->len + (size_t)n : p->cap - 1;
+}
+
+static void key(struct pr *p, const char *k)
+{
+	out(p, "%s\"%s\":", p->comma ? "," : "", k);
+	p->comma = true;
+}
+
+/*
+ * The text formats come from the callers below, one literal per field (or, for drop
+ * reasons, made from the reason's name): checked by reading, as iproute2's print_*.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/* A string field: "key":"val" in JSON, text_fmt (with one %s) in text; text_fmt NULL: JSON only. */
+static void pr_str(struct pr *p, const char *k, const char *text_fmt, const char *val)
+{
+	if (p->json) {
+		key(p, k);
+		out(p, "\"%s\"", val);	/* values are names, addresses and keywords: no escaping needed */
+	} else if (text_fmt) {
+		out(p, text_fmt, val);
+	}
+}
+
+static void pr_u64(struct pr *p, const char *k, const char *text_fmt, uint64_t val)
+{
+	if (p->json) {
+		key(p, k);
+		out(p, "%" PRIu64, val);
+	} else if (text_fmt) {
+		out(p, text_fmt, val);
+	}
+}
+
+#pragma GCC diagnostic pop
+
+static void pr_bool(struct pr *p, const char *k, const char *text_if_true, bool val)
+{
+	if (p->json) {
+		key(p, k);
+		out(p, "%s", val ? "true" : "false");
+	} else if (val && text_if_true) {
+		out(p, "%s", text_if_true);
+	}
+}
+
+static void pr_open(struct pr *p, const char *k, const char *text)
+{
+	if (p->json) {
+		if (k)
+			key(p, k);
+		else if (p->comma)
+			out(p, ",");
+		out(p, "{");
+		p->comma = false;
+	} else if (text) {
+		out(p, "%s", text);
+	}
+}
+
+static void pr_close(struct pr *p)
+{
+	if (p->json) {
+		out(p, "}");
+		p->comma = true;
+	}
+}
+
+static const char *mode_name(enum sitd_mode m)
+{
+	switch (m) {
+	case SITD_MODE_SIT:
+		return "ipv6/ip";
+	case SITD_MODE_IPIP:
+		return "ip/ip";
+	case SITD_MODE_ANY:
+		break;
+	}
+	return "any/ip";
+}
+
+static void addr(char *s, size_t len, uint32_t a)
+{
+	uint8_t b[4];
+
+	if (!a) {
+		snprintf(s, len, "any");
+		return;
+	}
+	wr32(b, a);
+	inet_ntop(AF_INET, b, s, (socklen_t)len);
+}
+
+static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
+{
+	const struct sitd_conf *c = t->conf;
+	char r[INET_ADDRSTRLEN], l[INET_ADDRSTRLEN], buf[16];
+
+	addr(r, sizeof(r), c->remote);
+	addr(l, sizeof(l), c->local);
+	pr_open(p, NULL, NULL);
+	pr_str(p, "ifname", "%s:", c->name);
+	pr_str(p, "mode", " %s", mode_name(c->mode));
+	pr_str(p, "remote", " remote %s", r);
+	pr_str(p, "local", " local %s", l);
+	if (c->dev[0])
+		pr_str(p, "dev", " dev %s", c->dev);
+	if (c->ttl)
+		pr_u64(p, "ttl", " ttl %" PRIu64, c->ttl);
+	else
+		pr_str(p, "ttl", " ttl %s", "inherit");
+	if (c->tos == SITD_TOS_INHERIT) {
+		pr_str(p, "tos", " tos %s", "inherit");
+	} else if (c->tos) {
+		snprintf(buf, sizeof(buf), "%s0x%x", c->tos & SITD_TOS_INHERIT ? "inherit/" : "",
+			 c->tos & ~SITD_TOS_INHERIT);
+		pr_str(p, "tos", " tos %s", buf);
+	}
+	pr_bool(p, "pmtudisc", NULL, c->pmtudisc);
+	if (!c->pmtudisc && !p->json)
+		out(p, " nopmtudisc");
+	if (c->encap != SITD_ENCAP_NONE) {
+		pr_str(p, "encap", " encap %s", c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
+		if (c->encap_sport)
+			pr_u64(p, "encap_sport", " encap-sport %" PRIu64, c->encap_sport);
+		else
+			pr_str(p, "encap_sport", " encap-sport %s", "auto");
+		pr_u64(p, "encap_dport", " encap-dport %" PRIu64, c->encap_dport);
+		pr_bool(p, "encap_csum", " encap-csum", c->encap_csum);
+	}
+	pr_u64(p, "mtu", " mtu %" PRIu64, c->mtu);
+	pr_bool(p, "gso", NULL, !c->nogso);
+	pr_bool(p, "gro", NULL, !c->nogro);
+	if (!p->json)
+		out(p, "%s%s\n", c->nogso ? " nogso" : "", c->nogro ? " nogro" : "");
+	if (stats) {
+		const struct sitd_stats *s = t->stats;
+
+		pr_open(p, "stats", NULL);
+		pr_u64(p, "path_mtu", "    path_mtu %" PRIu64 "\n", t->path_mtu);
+#define PR_CTR(name, desc) pr_u64(p, #name, "    " #name " %" PRIu64 "\n", s->name);
+		SITD_COUNTERS(PR_CTR)
+#undef PR_CTR
+		pr_open(p, "drops", NULL);
+		for (int i = 0; i < SITD_DROP_MAX; i++) {
+			char fmt[64];
+
+			snprintf(fmt, sizeof(fmt), "    drop %s %%" PRIu64 "\n", sitd_drop_names[i]);
+			pr_u64(p, sitd_drop_names[i], fmt, s->drop[i]);
+		}
+		pr_close(p);
+		pr_close(p);
+	}
+	pr_close(p);
+}
+
+size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
+			bool stats, bool json)
+{
+	struct pr p = { .buf = buf, .cap = cap, .len = 0, .json = json, .comma = false };
+
+	if (cap == 0)
+		return 0;
+	buf[0] = '\0';
+	if (json)
+		out(&p, "[");
+	for (unsigned i = 0; i < n; i++)
+		show_one(&p, &t[i], stats);
+	if (json)
+		out(&p, "]\n");
+	return p.len;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `sitd show [-s] [-j]`: the tunnels' settings in `ip tunnel show` style, with -s every
+ * counter, with -j the same as JSON with stable keys.  One printing path serves both, as
+ * iproute2's print_string(PRINT_ANY, ...): each field names its JSON key and its text
+ * form once.  Pure: it writes into a buffer.
+ */
+#ifndef SITD_SHOW_H
+#define SITD_SHOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "stats.h"
+
+struct sitd_show_tunnel {
+	const struct sitd_conf *conf;
+	const struct sitd_stats *stats;
+	uint32_t path_mtu;
+};
+
+/* Format n tunnels; returns the length written (always NUL-terminated, cut at cap). */
+size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
+			bool stats, bool json);
+
+#endif

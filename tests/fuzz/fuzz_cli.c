@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: the `ip tunnel` command-line grammar.
+ *
+ * The input, split on NUL bytes, is the argument vector (at most MAX_ARGS; a trailing
+ * NUL ends the last argument rather than starting an empty one).
+ *
+ * On success: the configuration obeys the parser's own rules (a valid name, a unicast
+ * remote, mtu within the mode's bounds, no ttl with nopmtudisc, a destination port for
+ * fou/gue and no UDP settings without them), formats within bounds
+ * as snprintf does, and survives a round trip through a canonical command line built
+ * from it.  On failure: the error is a non-empty NUL-terminated line, and with a smaller
+ * buffer it is the same message cut short.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "conf.h"
+#include "wire.h"
+
+#define CHECK(c)                         \
+	do {                             \
+		if (!(c))                \
+			__builtin_trap(); \
+	} while (0)
+
+enum { MAX_ARGS = 64, ERR_LEN = 512, FMT_LEN = 512 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool valid_name(const char *s)
+{
+	size_t n = strnlen(s, SITD_IFNAMSIZ);
+
+	if (n == 0 || n >= SITD_IFNAMSIZ || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || *s == ' ' || (*s >= '\t' && *s <= '\r'))
+			return false;
+	return true;
+}
+
+static bool unicast(uint32_t a)
+{
+	return a != 0 && a != 0xffffffffu && !ip4_addr_is_multicast(a);
+}
+
+static void addr_str(uint32_t a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
+}
+
+static bool conf_eq(const struct sitd_conf *a, const struct sitd_conf *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->dev, b->dev) && a->mode == b->mode &&
+	       a->remote == b->remote && a->local == b->local && a->ttl == b->ttl &&
+	       a->tos == b->tos && a->pmtudisc == b->pmtudisc && a->mtu == b->mtu &&
+	       a->encap == b->encap && a->encap_sport == b->encap_sport &&
+	       a->encap_dport == b->encap_dport && a->encap_csum == b->encap_csum &&
+	       a->nogso == b->nogso && a->nogro == b->nogro;
+}
+
+/* Build the command line that states *c explicitly, parse it, and compare. */
+static void round_trip(const struct sitd_conf *c)
+{
+	char remote[16], local[16], ttl[8], tos[24], mtu[8], sport[8], dport[8], err[ERR_LEN];
+	const char *argv[32];
+	struct sitd_conf d;
+	int n = 0;
+
+	addr_str(c->remote, remote, sizeof(remote));
+	addr_str(c->local, local, sizeof(local));
+	argv[n++] = "name";
+	argv[n++] = c->name;
+	argv[n++] = "mode";
+	argv[n++] = c->mode == SITD_MODE_SIT ? "sit" : c->mode == SITD_MODE_IPIP ? "ipip" : "any";
+	argv[n++] = "remote";
+	argv[n++] = remote;
+	argv[n++] = "local";
+	argv[n++] = c->local ? local : "any";
+	argv[n++] = "ttl";
+	if (c->ttl)
+		snprintf(ttl, sizeof(ttl), "%u", c->ttl);
+	argv[n++] = c->ttl ? ttl : "inherit";
+	argv[n++] = "tos";
+	if (c->tos & SITD_TOS_INHERIT)
+		snprintf(tos, sizeof(tos), "inherit/%02x", c->tos & ~SITD_TOS_INHERIT);
+	else
+		snprintf(tos, sizeof(tos), "%02x", c->tos);
+	argv[n++] = tos;
+	argv[n++] = c->pmtudisc ? "pmtudisc" : "nopmtudisc";
+	if (c->dev[0]) {
+		argv[n++] = "dev";
+		argv[n++] = c->dev;
+	}
+	if (c->mtu) {
+		snprintf(mtu, sizeof(mtu), "%u", c->mtu);
+		argv[n++] = "mtu";
+		argv[n++] = mtu;
+	}
+	if (c->encap != SITD_ENCAP_NONE) {
+		argv[n++] = "encap";
+		argv[n++] = c->encap == SITD_ENCAP_FOU ? "fou" : "gue";
+		snprintf(sport, sizeof(sport), "%u", c->encap_sport);
+		argv[n++] = "encap-sport";
+		argv[n++] = c->encap_sport ? sport : "auto";
+		snprintf(dport, sizeof(dport), "%u", c->encap_dport);
+		argv[n++] = "encap-dport";
+		argv[n++] = dport;
+		argv[n++] = c->encap_csum ? "encap-csum" : "noencap-csum";
+	}
+	if (c->nogso)
+		argv[n++] = "nogso";
+	if (c->nogro)
+		argv[n++] = "nogro";
+	CHECK(sitd_cli_parse(n, argv, &d, err, sizeof(err)) == 0);
+	CHECK(conf_eq(&d, c));
+}
+
+static void check_ok(const struct sitd_conf *c, size_t small)
+{
+	char buf[FMT_LEN], *tiny;
+	size_t n, m;
+
+	CHECK(valid_name(c->name));
+	CHECK(strnlen(c->dev, SITD_IFNAMSIZ) < SITD_IFNAMSIZ);
+	CHECK(!c->dev[0] || valid_name(c->dev));
+	CHECK(c->mode == SITD_MODE_ANY || c->mode == SITD_MODE_SIT || c->mode == SITD_MODE_IPIP);
+	CHECK(c->remote != 0 && unicast(c->remote));
+	CHECK(c->local == 0 || unicast(c->local));
+	CHECK(c->mtu == 0 || (c->mtu >= sitd_mtu_min(c->mode) && c->mtu <= sitd_mtu_max(c)));
+	CHECK(sitd_mtu_max(c) + sitd_encap_len(c) <= IP_MAX_LEN);
+	CHECK(c->encap == SITD_ENCAP_NONE || c->encap == SITD_ENCAP_FOU ||
+	      c->encap == SITD_ENCAP_GUE);
+	if (c->encap == SITD_ENCAP_NONE)	/* the UDP settings need a UDP encapsulation */
+		CHECK(!c->encap_sport && !c->encap_dport && !c->encap_csum);
+	else
+		CHECK(c->encap_dport != 0);
+	CHECK(!(c->ttl && !c->pmtudisc));
+
+	n = sitd_conf_format(c, buf, sizeof(buf));
+	CHECK(n > 0 && n < sizeof(buf) && strlen(buf) == n);
+	CHECK(!strncmp(buf, c->name, strlen(c->name)) && buf[strlen(c->name)] == ':');
+	CHECK(!strchr(buf, '\n'));
+
+	/* snprintf semantics with a short buffer: the same length, a truncated copy. */
+	tiny = malloc(small);
+	CHECK(tiny != NULL);
+	m = sitd_conf_format(c, tiny, small);
+	CHECK(m == n);
+	CHECK(strlen(tiny) == (n < small ? n : small - 1) && !strncmp(tiny, buf, strlen(tiny)));
+	free(tiny);
+
+	round_trip(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *argv[MAX_ARGS];
+	char err[ERR_LEN], *buf, *small_err;
+	struct sitd_conf c, c2;
+	size_t small, k;
+	int argc = 0, r;
+
+	if (size > 4096)
+		return -1;
+	buf = malloc(size + 1);
+	CHECK(buf != NULL);
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	for (size_t i = 0; i < size && argc < MAX_ARGS;) {
+		argv[argc++] = buf + i;
+		i += strlen(buf + i) + 1;
+	}
+	small = 1 + size % 24;
+
+	memset(err, 0x55, sizeof(err));
+	r = sitd_cli_parse(argc, argv, &c, err, sizeof(err));
+	if (r == 0) {
+		CHECK(err[0] == '\0');
+		check_ok(&c, small);
+	} else {
+		CHECK(r == -1);
+		k = strnlen(err, sizeof(err));
+		CHECK(k > 0 && k < sizeof(err));
+	}
+
+	/* Again with a short error buffer: the same verdict, the same error cut short. */
+	small_err = malloc(small);
+	CHECK(small_err != NULL);
+	memset(small_err, 0x55, small);
+	CHECK(sitd_cli_parse(argc, argv, &c2, small_err, small) == r);
+	k = strnlen(small_err, small);
+	CHECK(k < small);
+	if (r == 0)
+		CHECK(k == 0 && conf_eq(&c, &c2));
+	else
+		CHECK(!strncmp(small_err, err, k) && (k == small - 1 || k == strlen(err)));
+	free(small_err);
+	free(buf);
+	return 0;
+}

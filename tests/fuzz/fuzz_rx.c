@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: decapsulation of one outer packet from the raw socket.
+ *
+ * Input:
+ *	[0]	bits 0-1 mode (0 any, 1 ipip, 2 sit, 3 any); bit 2 check the remote;
+ *		bit 3 check the local address; bit 4 set the outer header checksum right
+ *		first, so that mutations of the outer header get past the checksum test
+ *	[1..4]	remote, [5..8] local (wire order), used when their bit is set
+ *	[9..]	the outer IPv4 packet, outer header included
+ *
+ * Checked on success: the inner packet lies inside the bytes received and inside the
+ * outer total length, re-parses with exactly the returned length and the version the
+ * outer protocol names; the outer packet met every rule (checksum, no fragment,
+ * protocol for the mode, addresses); nothing changed but the inner ECN field (and the
+ * inner IPv4 header checksum with it, which stays valid if it was); the ECN result is
+ * RFC 6040 4.2's.  On failure exactly one drop counter moved.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "csum.h"
+#include "inet.h"
+#include "rx.h"
+#include "stats.h"
+#include "wire.h"
+
+#define CHECK(c)                         \
+	do {                             \
+		if (!(c))                \
+			__builtin_trap(); \
+	} while (0)
+
+enum { CFG_LEN = 9 };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint64_t drops_total(const struct sitd_stats *st)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < SITD_DROP_MAX; i++)
+		n += st->drop[i];
+	return n;
+}
+
+/* RFC 6040 section 4.2, written out independently of ecn.h; -1 = drop. */
+static int rfc6040(unsigned outer, unsigned in)
+{
+	static const int8_t table[4][4] = {
+		/* outer:  Not-ECT  ECT(1)  ECT(0)  CE      inner: */
+		{ ECN_NOT_ECT, ECN_NOT_ECT, ECN_NOT_ECT, -1 },		/* Not-ECT */
+		{ ECN_ECT1, ECN_ECT1, ECN_ECT1, ECN_CE },		/* ECT(1) */
+		{ ECN_ECT0, ECN_ECT1, ECN_ECT0, ECN_CE },		/* ECT(0) */
+		{ ECN_CE, ECN_CE, ECN_CE, ECN_CE },			/* CE */
+	};
+
+	return table[in & 3][outer & 3];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const enum sitd_mode modes[4] = {
+		SITD_MODE_ANY, SITD_MODE_IPIP, SITD_MODE_SIT, SITD_MODE_ANY,
+	};
+	struct sitd_conf conf;
+	struct sitd_stats stats;
+	struct sitd_rx rx;
+	struct sitd_ipinfo ii, before;
+	const uint8_t *orig;
+	uint8_t *copy, *pkt, *in;
+	uint32_t len, off = 0xdeadbeef, ilen = 0xdeadbeef, hl, tot;
+	bool inner_ok = false, inner_csum_ok = false;
+	int r, want;
+
+	if (size < CFG_LEN || size - CFG_LEN > 0x20000)
+		return -1;
+	memset(&conf, 0, sizeof(conf));
+	memset(&stats, 0, sizeof(stats));
+	conf.mode = modes[data[0] & 3];
+	conf.remote = data[0] & 4 ? rd32(data + 1) : 0;
+	conf.local = data[0] & 8 ? rd32(data + 5) : 0;
+	sitd_rx_init(&rx, &conf, &stats);
+
+	len = (uint32_t)(size - CFG_LEN);
+	copy = malloc(len ? len : 1);
+	pkt = malloc(len ? len : 1);	/* exact size: ASan sees reads past the packet */
+	CHECK(copy != NULL && pkt != NULL);
+	memcpy(copy, data + CFG_LEN, len);
+	if ((data[0] & 16) && len >= IPV4_HDR_LEN && (copy[0] & 0x0f) * 4u <= len &&
+	    (copy[0] & 0x0f) * 4u >= IPV4_HDR_LEN)
+		ip4_hdr_csum_set(copy, (copy[0] & 0x0f) * 4u);
+	orig = copy;
+	memcpy(pkt, orig, len);
+
+	r = sitd_rx_decap(&rx, pkt, len, &off, &ilen);
+	if (r != 0) {
+		CHECK(r == -1);
+		CHECK(drops_total(&stats) == 1);
+		CHECK(stats.rx_ecn_marked == 0);
+		CHECK(memcmp(pkt, orig, len) == 0);	/* a drop leaves the packet alone */
+		free(pkt);
+		free(copy);
+		return 0;
+	}
+	CHECK(drops_total(&stats) == 0);
+
+	/* The outer packet, which was accepted. */
+	CHECK(len >= IPV4_HDR_LEN && ip_version(orig) == 4);
+	hl = (orig[IP4_VIHL] & 0x0f) * 4u;
+	tot = rd16(orig + IP4_TOTLEN);
+	CHECK(hl >= IPV4_HDR_LEN && hl <= tot && tot <= len);
+	CHECK(csum_fold(csum_partial(orig, hl, 0)) == 0xffff);
+	CHECK(!(rd16(orig + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)));
+	CHECK(orig[IP4_PROTO] == IPPROTO_IPV6 || orig[IP4_PROTO] == IPPROTO_IPIP);
+	if (conf.mode != SITD_MODE_ANY)
+		CHECK(orig[IP4_PROTO] == (uint8_t)conf.mode);
+	if (conf.remote)
+		CHECK(rd32(orig + IP4_SRC) == conf.remote);
+	if (conf.local)
+		CHECK(rd32(orig + IP4_DST) == conf.local);
+
+	/* The inner packet: inside what was received and what the outer header declares. */
+	CHECK(off == hl);
+	CHECK(ilen > 0 && off + ilen <= tot && off + ilen <= len && off + ilen > off);
+	in = pkt + off;
+	CHECK(sitd_ip_parse(in, ilen, &ii) == 0);
+	CHECK(ii.len == ilen);
+	CHECK(ii.version == (orig[IP4_PROTO] == IPPROTO_IPV6 ? 6u : 4u));
+	CHECK(sitd_mode_carries(conf.mode, ii.version));
+
+	/* Only the ECN bits (and the IPv4 header checksum) may have changed. */
+	CHECK(sitd_ip_parse(orig + off, tot - off, &before) == 0);
+	if (before.version == 4) {
+		unsigned ihl = (orig[off] & 0x0f) * 4u;
+
+		inner_ok = true;
+		inner_csum_ok = csum_fold(csum_partial(orig + off, ihl, 0)) == 0xffff;
+	}
+	for (uint32_t k = 0; k < len; k++) {
+		uint32_t rel = k - off;
+
+		if (k >= off && ii.version == 4 && (rel == IP4_TOS || rel == IP4_CSUM ||
+						    rel == IP4_CSUM + 1))
+			continue;
+		if (k >= off && ii.version == 6 && (rel == 0 || rel == 1))
+			continue;
+		CHECK(pkt[k] == orig[k]);
+	}
+	CHECK((ii.dsfield & ~ECN_MASK) == (before.dsfield & ~ECN_MASK));
+	if (ii.version == 6)
+		CHECK(ip_version(in) == 6 && (in[1] & 0x0f) == (orig[off + 1] & 0x0f));
+	want = rfc6040(orig[IP4_TOS], before.dsfield);
+	CHECK(want >= 0 && (ii.dsfield & ECN_MASK) == (unsigned)want);
+	CHECK(stats.rx_ecn_marked == ((ii.dsfield != before.dsfield) ? 1u : 0u));
+	if (inner_ok) {
+		unsigned ihl = (in[0] & 0x0f) * 4u;
+
+		CHECK((csum_fold(csum_partial(in, ihl, 0)) == 0xffff) == inner_csum_ok);
+	}
+	free(pkt);
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write the seed corpora of the sitd fuzzers, byte by byte.
+
+    python3 tests/fuzz/mkcorpus.py [OUTDIR]      (default: tests/fuzz/corpus)
+
+Each seed starts with the configuration bytes its target reads (see the comment at the
+top of tests/fuzz/fuzz_NAME.c), then the packet or command line.  Addresses are from the
+documentation ranges only: 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32.
+Existing files with other names (for example reproducers of fixed bugs) are left alone.
+"""
+
+import ipaddress
+import os
+import struct
+import sys
+
+# ---------------------------------------------------------------- addresses
+
+LOCAL4 = "192.0.2.1"        # the tunnel's local end (as fuzz_tx.c configures it)
+REMOTE4 = "198.51.100.2"    # the tunnel's remote end
+HOST4_A = "203.0.113.10"    # inner IPv4 hosts
+HOST4_B = "203.0.113.20"
+HOST6_A = "2001:db8:1::10"  # inner IPv6 hosts
+HOST6_B = "2001:db8:2::20"
+
+
+def a4(s):
+    return ipaddress.IPv4Address(s).packed
+
+
+def a6(s):
+    return ipaddress.IPv6Address(s).packed
+
+
+# ---------------------------------------------------------------- checksums
+
+def csum_sum(data, s=0):
+    """RFC 1071 one's complement sum, unfolded."""
+    if len(data) % 2:
+        data += b"\0"
+    for i in range(0, len(data), 2):
+        s += data[i] << 8 | data[i + 1]
+    return s
+
+
+def fold(s):
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def csum(data, s=0):
+    return ~fold(csum_sum(data, s)) & 0xFFFF
+
+
+def pseudo4(src, dst, proto, length):
+    return csum_sum(src + dst + struct.pack(">BBH", 0, proto, length))
+
+
+def pseudo6(src, dst, proto, length):
+    return csum_sum(src + dst + struct.pack(">I3xB", length, proto))
+
+
+# ---------------------------------------------------------------- headers
+
+IPPROTO_HOPOPTS, IPPROTO_ICMP, IPPROTO_IPIP, IPPROTO_TCP, IPPROTO_UDP = 0, 1, 4, 6, 17
+IPPROTO_IPV6, IPPROTO_ROUTING, IPPROTO_FRAGMENT = 41, 43, 44
+IPPROTO_ICMPV6, IPPROTO_NONE, IPPROTO_DSTOPTS = 58, 59, 60
+
+FIN, SYN, RST, PSH, ACK, URG, ECE, CWR = 1, 2, 4, 8, 16, 32, 64, 128
+
+
+def ipv4(src, dst, proto, payload, tos=0, ttl=64, ident=0x1234, df=True, mf=False,
+         frag_off=0, options=b"", total=None):
+    """RFC 791 header with its checksum, then the payload."""
+    assert len(options) % 4 == 0
+    ihl = 5 + len(options) // 4
+    tot = total if total is not None else ihl * 4 + len(payload)
+    frag = (0x4000 if df else 0) | (0x2000 if mf else 0) | (frag_off // 8)
+    h = struct.pack(">BBHHHBBH4s4s", 0x40 | ihl, tos, tot, ident, frag, ttl, proto, 0,
+                    a4(src), a4(dst)) + options
+    h = h[:10] + struct.pack(">H", csum(h)) + h[12:]
+    return h + payload
+
+
+def ipv6(src, dst, nxt, payload, tclass=0, flow=0, hlim=64):
+    """RFC 8200 fixed header, then the payload (extension headers included)."""
+    vtf = 6 << 28 | tclass << 20 | flow
+    return struct.pack(">IHBB16s16s", vtf, len(payload), nxt, hlim, a6(src), a6(dst)) + payload
+
+
+def ext_hdr(nxt, body_len8):
+    """Hop-by-hop / destination options / routing style header of 8 * (n + 1) bytes, PadN."""
+    total = 8 * (body_len8 + 1)
+    pad = total - 2
+    # One PadN option filling the rest (RFC 8200 4.2).
+    return struct.pack(">BB", nxt, body_len8) + bytes([1, pad - 2]) + bytes(pad - 2)
+
+
+def frag_hdr(nxt, offset, more, ident):
+    return struct.pack(">BBHI", nxt, 0, offset | (1 if more else 0), ident)
+
+
+def tcp(sport, dport, seq, ack, flags, payload, options=b"", window=65535):
+    """TCP header with the checksum field zero; fill it with tcp_csum_*()."""
+    assert len(options) % 4 == 0
+    off = (20 + len(options)) // 4
+    return struct.pack(">HHIIBBHHH", sport, dport, seq, ack, off << 4, flags, window, 0, 0) \
+        + options + payload
+
+
+def set_csum(seg, field, value):
+    return seg[:field] + struct.pack(">H", value) + seg[field + 2:]
+
+
+def l4_full(seg, field, pseudo):
+    """A complete L4 checksum (what the wire carries)."""
+    return set_csum(seg, field, csum(seg, pseudo))
+
+
+def l4_partial(seg, field, pseudo):
+    """CHECKSUM_PARTIAL as the kernel hands it over: the folded pseudo-header sum."""
+    return set_csum(seg, field, fold(pseudo))
+
+
+def udp(sport, dport, payload):
+    return struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload
+
+
+def icmp6(typ, code, rest, body):
+    return struct.pack(">BBHI", typ, code, 0, rest) + body
+
+
+def icmp4(typ, code, rest, body):
+    m = struct.pack(">BBHI", typ, code, 0, rest) + body
+    return set_csum(m, 2, csum(m))
+
+
+def pattern(n, seed=0):
+    return bytes((i * 31 + seed * 7 + (i >> 8)) & 0xFF for i in range(n))
+
+
+TCP_TS_OPTS = bytes([1, 1, 8, 10]) + struct.pack(">II", 0x01020304, 0x05060708)
+
+# virtio_net_hdr (host order, little-endian on the hosts sitd runs on)
+VNET_F_NEEDS_CSUM = 1
+GSO_NONE, GSO_TCPV4, GSO_UDP, GSO_TCPV6, GSO_ECN = 0, 1, 3, 4, 0x80
+
+
+def vnet(flags=0, gso_type=GSO_NONE, hdr_len=0, gso_size=0, csum_start=0, csum_offset=0):
+    return struct.pack("<BBHHHH", flags, gso_type, hdr_len, gso_size, csum_start, csum_offset)
+
+
+# ---------------------------------------------------------------- packets
+
+def tcp6_packet(payload_len, flags=ACK | PSH, ext=b"", ext_first=None, partial=True,
+                tclass=0, options=b"", seq=1000):
+    pay = pattern(payload_len, 1)
+    seg = tcp(40000, 443, seq, 77, flags, pay, options)
+    ps = pseudo6(a6(HOST6_A), a6(HOST6_B), IPPROTO_TCP, len(seg))
+    seg = l4_partial(seg, 16, ps) if partial else l4_full(seg, 16, ps)
+    nxt = ext_first if ext else IPPROTO_TCP
+    return ipv6(HOST6_A, HOST6_B, nxt, ext + seg, tclass=tclass)
+
+
+def tcp4_packet(payload_len, flags=ACK | PSH, df=True, partial=True, tos=0, options=b"",
+                ip_options=b"", seq=5000):
+    pay = pattern(payload_len, 2)
+    seg = tcp(40001, 80, seq, 99, flags, pay, options)
+    ps = pseudo4(a4(HOST4_A), a4(HOST4_B), IPPROTO_TCP, len(seg))
+    seg = l4_partial(seg, 16, ps) if partial else l4_full(seg, 16, ps)
+    return ipv4(HOST4_A, HOST4_B, IPPROTO_TCP, seg, tos=tos, df=df, options=ip_options)
+
+
+def gso_frame(pkt, l3len, thlen, gso_size, gso_type):
+    return vnet(VNET_F_NEEDS_CSUM, gso_type, l3len + thlen, gso_size, l3len, 16) + pkt
+
+
+# ---------------------------------------------------------------- fuzz_tx seeds
+
+MODE_ANY, MODE_IPIP, MODE_SIT = 0, 1, 2
+NOPMTUDISC, TWICE, GROW, TIMES64 = 4, 8, 16, 32
+
+
+def tx_cfg(mode, path_mtu, flags=0, ttl=0, tos=0, first_id=1, ms=0, grow=0, damper=0):
+    """fuzz_tx.c: [mode|flags][ttl][tos][path_mtu be16][first_id be16][ms][grow be16]
+    [damper count]."""
+    return struct.pack(">BBBHHBHB", mode | flags, ttl, tos, path_mtu, first_id, ms, grow, damper)
+
+
+def tx_seeds():
+    s = {}
+    # GSO TCPv6 super-packet through a 1500-byte path: 1480 inside, MSS 1420.
+    p = tcp6_packet(4000)
+    s["gso_tcp6_mss1420"] = tx_cfg(MODE_SIT, 1500) + gso_frame(p, 40, 20, 1420, GSO_TCPV6)
+    # GSO TCPv4 with timestamps, inner DF, ipip, fixed TTL and TOS.
+    p = tcp4_packet(5000, options=TCP_TS_OPTS)
+    s["gso_tcp4_ts"] = tx_cfg(MODE_IPIP, 1500, ttl=64, tos=0x20) + \
+        gso_frame(p, 20, 32, 1448 - 20, GSO_TCPV4)
+    # The same through "mode any", TTL and TOS inherited, ECN CE inside, CWR and FIN.
+    p = tcp4_packet(3000, flags=ACK | PSH | FIN | CWR, tos=0x03)
+    s["gso_tcp4_any_ce_cwr_fin"] = tx_cfg(MODE_ANY, 1500, tos=1) + \
+        gso_frame(p, 20, 20, 1000, GSO_TCPV4 | GSO_ECN)
+    # Inner IPv4 with options (IHL 6).
+    p = tcp4_packet(2500, ip_options=bytes([1, 1, 1, 0]))
+    s["gso_tcp4_ipopts"] = tx_cfg(MODE_IPIP, 1500) + gso_frame(p, 24, 20, 1200, GSO_TCPV4)
+    # IPv6 with hop-by-hop and destination options before TCP, GSO.
+    ext = ext_hdr(IPPROTO_DSTOPTS, 0) + ext_hdr(IPPROTO_TCP, 1)
+    p = tcp6_packet(3000, ext=ext, ext_first=IPPROTO_HOPOPTS)
+    s["gso_tcp6_exthdrs"] = tx_cfg(MODE_SIT, 1500) + \
+        gso_frame(p, 40 + len(ext), 20, 1300, GSO_TCPV6)
+    # A segment that does not fit a 1400-byte path: ICMPv6 Packet Too Big back to TUN.
+    p = tcp6_packet(3000)
+    s["gso_tcp6_ptb"] = tx_cfg(MODE_SIT, 1400) + gso_frame(p, 40, 20, 1440, GSO_TCPV6)
+    # The same for IPv4 with DF: Fragmentation Needed.
+    p = tcp4_packet(3000)
+    s["gso_tcp4_fragneeded"] = tx_cfg(MODE_IPIP, 1300) + gso_frame(p, 20, 20, 1460, GSO_TCPV4)
+    # 64 of them at one instant: 50 answered, then the rate limit.
+    p = tcp6_packet(1400, partial=False)
+    s["ptb6_ratelimit"] = tx_cfg(MODE_ANY, 1400, flags=TIMES64, ms=1) + vnet() + p
+    # Small GSO packet grown by the harness to a 64 KB super-packet of 1220-byte segments.
+    p = tcp6_packet(200)
+    s["gso_tcp6_grow64k"] = tx_cfg(MODE_SIT, 1500, flags=GROW, grow=65000) + \
+        gso_frame(p, 40, 20, 1220, GSO_TCPV6)
+    # ... and to more segments than out[] holds (gso_size 100: ~600 segments).
+    p = tcp4_packet(100, df=False)
+    s["gso_tcp4_grow_manyseg"] = tx_cfg(MODE_IPIP, 9000, flags=GROW | TWICE, grow=60000) + \
+        gso_frame(p, 20, 20, 100, GSO_TCPV4)
+    # Non-GSO UDP over IPv6 with NEEDS_CSUM (csum_start 40, csum_offset 6).
+    pay = pattern(300, 3)
+    u = udp(5353, 5353, pay)
+    u = l4_partial(u, 6, pseudo6(a6(HOST6_A), a6(HOST6_B), IPPROTO_UDP, len(u)))
+    s["udp6_needs_csum"] = tx_cfg(MODE_SIT, 1500) + \
+        vnet(VNET_F_NEEDS_CSUM, GSO_NONE, 0, 0, 40, 6) + ipv6(HOST6_A, HOST6_B, IPPROTO_UDP, u)
+    # Non-GSO TCPv4 with NEEDS_CSUM.
+    p = tcp4_packet(500)
+    s["tcp4_needs_csum_damper"] = tx_cfg(MODE_ANY, 1500, flags=TWICE, ms=9, damper=1) + \
+        vnet(VNET_F_NEEDS_CSUM, 0, 0, 0, 20, 16) + p
+    # IPv4 without DF, 3000 bytes, path 1500: fragmented outside.
+    pay = pattern(2972, 4)
+    p = ipv4(HOST4_A, HOST4_B, IPPROTO_UDP, l4_full(
+        udp(4000, 4001, pay), 6, pseudo4(a4(HOST4_A), a4(HOST4_B), IPPROTO_UDP, 8 + len(pay))),
+        df=False)
+    s["udp4_nodf_outer_frag"] = tx_cfg(MODE_IPIP, 1500) + vnet() + p
+    # IPv6 with nopmtudisc, 2000 bytes: no outer DF, fragmented outside.
+    p = tcp6_packet(1940, partial=False)
+    s["tcp6_nopmtudisc_frag"] = tx_cfg(MODE_SIT, 1500, flags=NOPMTUDISC) + vnet() + p
+    # Path MTU 1000 < 1280 + 20: IPv6 still gets 1280, sent without DF and fragmented.
+    p = tcp6_packet(1220, partial=False)
+    s["tcp6_path1000_min1280"] = tx_cfg(MODE_SIT, 1000) + vnet() + p
+    # IPv6 first fragment (Fragment header) and an ICMPv6 echo request, not GSO.
+    body = frag_hdr(IPPROTO_UDP, 0, True, 0xabcd) + udp(7, 7, pattern(64, 5))
+    s["ipv6_fraghdr"] = tx_cfg(MODE_SIT, 1480) + vnet() + \
+        ipv6(HOST6_A, HOST6_B, IPPROTO_FRAGMENT, body)
+    echo = icmp6(128, 0, 0x00010001, pattern(56, 6))
+    echo = l4_full(echo, 2, pseudo6(a6(HOST6_A), a6(HOST6_B), IPPROTO_ICMPV6, len(echo)))
+    # ... with two unrelayable errors pending: sent, and a link failure reported.
+    s["icmp6_echo_ttl_damper"] = tx_cfg(MODE_ANY, 1280, ttl=255, tos=0xb8, ms=5, damper=2) + \
+        vnet() + \
+        ipv6(HOST6_A, HOST6_B, IPPROTO_ICMPV6, echo, tclass=0x02)
+    # Two 9.6 KB IPv4 packets without DF over a 68-byte path: 200 fragments each, so the
+    # second does not fit in out[] behind the first.
+    p = ipv4(HOST4_A, HOST4_B, IPPROTO_UDP, udp(9, 9, pattern(72, 14)), df=False)
+    s["udp4_frag200_twice"] = tx_cfg(MODE_IPIP, 68, flags=NOPMTUDISC | TWICE | GROW,
+                                     grow=9600 - len(p)) + vnet() + p
+    # GSO behind 184 bytes of hop-by-hop options: more inner headers than sitd splits.
+    ext = ext_hdr(IPPROTO_TCP, 22)
+    p = tcp6_packet(2000, ext=ext, ext_first=IPPROTO_HOPOPTS)
+    s["gso_tcp6_hdr_too_long"] = tx_cfg(MODE_SIT, 1500) + \
+        gso_frame(p, 40 + len(ext), 20, 1000, GSO_TCPV6)
+    return s
+
+
+# ---------------------------------------------------------------- fuzz_rx seeds
+
+CHECK_REMOTE, CHECK_LOCAL, FIX_CSUM = 4, 8, 16
+
+
+def rx_cfg(mode, flags=CHECK_REMOTE | CHECK_LOCAL | FIX_CSUM, remote=REMOTE4, local=LOCAL4):
+    """fuzz_rx.c: [mode|flags][remote 4][local 4]; FIX_CSUM: the harness sets the outer
+    header checksum, so mutations of the outer header are not all lost to it."""
+    return struct.pack(">B4s4s", mode | flags, a4(remote), a4(local))
+
+
+def outer(inner, proto, tos=0, **kw):
+    """An outer packet from the remote to us, as the raw socket hands it over."""
+    return ipv4(REMOTE4, LOCAL4, proto, inner, tos=tos, ident=0x4242, **kw)
+
+
+def rx_seeds():
+    s = {}
+    tcp6 = tcp6_packet(600, partial=False)
+    tcp4 = tcp4_packet(600, partial=False)
+    s["sit_tcp6"] = rx_cfg(MODE_SIT, CHECK_REMOTE | CHECK_LOCAL) + outer(tcp6, IPPROTO_IPV6)
+    s["ipip_tcp4"] = rx_cfg(MODE_IPIP) + outer(tcp4, IPPROTO_IPIP)
+    ping = icmp4(8, 0, 0x00070001, pattern(56, 7))
+    s["any_icmp4_echo"] = rx_cfg(MODE_ANY, 0) + \
+        outer(ipv4(HOST4_A, HOST4_B, IPPROTO_ICMP, ping), IPPROTO_IPIP)
+    # RFC 6040 4.2: outer CE onto ECT(0) inner, for both inner versions.
+    s["sit_ce_on_ect0"] = rx_cfg(MODE_ANY) + \
+        outer(tcp6_packet(300, partial=False, tclass=0x02), IPPROTO_IPV6, tos=0x03)
+    s["ipip_ce_on_ect0"] = rx_cfg(MODE_ANY) + \
+        outer(tcp4_packet(300, partial=False, tos=0x02), IPPROTO_IPIP, tos=0x03)
+    s["ipip_ect1_on_ect0"] = rx_cfg(MODE_IPIP) + \
+        outer(tcp4_packet(300, partial=False, tos=0xba), IPPROTO_IPIP, tos=0x01)
+    s["sit_ce_on_notect_drop"] = rx_cfg(MODE_SIT) + outer(tcp6, IPPROTO_IPV6, tos=0x03)
+    # Outer IPv4 options, trailing bytes after the declared length.
+    s["sit_outer_options"] = rx_cfg(MODE_SIT) + \
+        outer(tcp6, IPPROTO_IPV6, options=bytes([1, 1, 1, 0]))
+    s["ipip_trailing_bytes"] = rx_cfg(MODE_IPIP) + outer(tcp4, IPPROTO_IPIP) + bytes(14)
+    # Inner length shorter than what the outer carries (trim).
+    s["sit_inner_padded"] = rx_cfg(MODE_SIT) + outer(tcp6 + bytes(8), IPPROTO_IPV6)
+    # Drops: an outer fragment, the wrong source, IPv4 inside a sit-only tunnel.
+    s["outer_fragment"] = rx_cfg(MODE_SIT) + outer(tcp6[:512], IPPROTO_IPV6, mf=True, df=False)
+    s["wrong_source"] = rx_cfg(MODE_SIT, remote="198.51.100.99") + outer(tcp6, IPPROTO_IPV6)
+    s["ipv4_in_sit_mode"] = rx_cfg(MODE_SIT) + outer(tcp4, IPPROTO_IPIP)
+    s["outer_only"] = rx_cfg(MODE_SIT) + outer(b"", IPPROTO_IPV6)
+    # IPv6 with extension headers inside; an ICMPv6 Packet Too Big inside.
+    ext = ext_hdr(IPPROTO_ROUTING, 0) + \
+        struct.pack(">BBBB4x", IPPROTO_TCP, 2, 0, 1) + a6("2001:db8:3::30")
+    s["sit_exthdrs"] = rx_cfg(MODE_SIT) + \
+        outer(tcp6_packet(200, ext=ext, ext_first=IPPROTO_HOPOPTS, partial=False), IPPROTO_IPV6)
+    # A router's Packet Too Big quotes as much as fits in 1280 bytes: 1232 of them.
+    ptb = icmp6(2, 0, 1280, tcp6_packet(1400, partial=False)[:1232])
+    ptb = l4_full(ptb, 2, pseudo6(a6(HOST6_B), a6(HOST6_A), IPPROTO_ICMPV6, len(ptb)))
+    s["sit_icmp6_ptb"] = rx_cfg(MODE_SIT) + \
+        outer(ipv6(HOST6_B, HOST6_A, IPPROTO_ICMPV6, ptb), IPPROTO_IPV6)
+    return s
+
+
+# ---------------------------------------------------------------- fuzz_udp seeds
+
+UDP_GUE, FROM_REMOTE, NO_REMOTE = 4, 8, 16
+OTHER4 = "198.51.100.99"    # a source that is not the remote
+
+
+def udp_cfg(mode, flags=FROM_REMOTE, tos=0, remote=REMOTE4, src=OTHER4):
+    """fuzz_udp.c: [mode|flags][outer tos][remote 4][source 4]; FROM_REMOTE: the payload
+    comes from the remote (the source bytes are ignored); UDP_GUE: encap gue, else fou."""
+    return struct.pack(">BB4s4s", mode | flags, tos, a4(remote), a4(src))
+
+
+def gue(proto, flags=0, first=0x00, opts=b""):
+    """GUE version 0 header (draft-ietf-intarea-gue): Ver|C|Hlen, Proto, Flags."""
+    return struct.pack(">BBH", first, proto, flags) + opts
+
+
+def udp_seeds():
+    s = {}
+    tcp6 = tcp6_packet(600, partial=False)
+    tcp4 = tcp4_packet(600, partial=False)
+    # FOU: the inner packet straight after the UDP header.
+    s["fou_sit_tcp6"] = udp_cfg(MODE_SIT) + tcp6
+    s["fou_ipip_tcp4"] = udp_cfg(MODE_IPIP) + tcp4
+    ping = icmp4(8, 0, 0x00070001, pattern(56, 7))
+    s["fou_any_icmp4_echo"] = udp_cfg(MODE_ANY) + ipv4(HOST4_A, HOST4_B, IPPROTO_ICMP, ping)
+    s["fou_ipip_trailing"] = udp_cfg(MODE_IPIP) + tcp4 + bytes(14)
+    # GUE version 0: [0, Proto, 0, 0] then the inner packet.
+    s["gue0_sit_tcp6"] = udp_cfg(MODE_SIT, FROM_REMOTE | UDP_GUE) + gue(IPPROTO_IPV6) + tcp6
+    s["gue0_ipip_tcp4"] = udp_cfg(MODE_IPIP, FROM_REMOTE | UDP_GUE) + gue(IPPROTO_IPIP) + tcp4
+    ext = ext_hdr(IPPROTO_ROUTING, 0) + \
+        struct.pack(">BBBB4x", IPPROTO_TCP, 2, 0, 1) + a6("2001:db8:3::30")
+    s["gue0_any_exthdrs"] = udp_cfg(MODE_ANY, FROM_REMOTE | UDP_GUE) + gue(IPPROTO_IPV6) + \
+        tcp6_packet(200, ext=ext, ext_first=IPPROTO_HOPOPTS, partial=False)
+    # GUE version 1, direct IP: the IPv6 or IPv4 header itself (first bits 01).
+    s["gue1_sit_tcp6"] = udp_cfg(MODE_SIT, FROM_REMOTE | UDP_GUE) + tcp6
+    s["gue1_any_tcp4"] = udp_cfg(MODE_ANY, FROM_REMOTE | UDP_GUE) + tcp4
+    # Refused GUE headers: control message, private flags with their option word,
+    # version 2, shorter than the header, a Proto the mode does not carry.
+    s["gue0_control"] = udp_cfg(MODE_SIT, FROM_REMOTE | UDP_GUE) + \
+        gue(IPPROTO_IPV6, first=0x20) + tcp6
+    s["gue0_flags_priv"] = udp_cfg(MODE_ANY, FROM_REMOTE | UDP_GUE) + \
+        gue(IPPROTO_IPV6, flags=0x0001, first=0x01, opts=struct.pack(">I", 0x80000000)) + tcp6
+    s["gue_version2"] = udp_cfg(MODE_ANY, FROM_REMOTE | UDP_GUE) + \
+        gue(IPPROTO_IPIP, first=0x80) + tcp4
+    s["gue_short"] = udp_cfg(MODE_SIT, FROM_REMOTE | UDP_GUE) + gue(IPPROTO_IPV6)[:2]
+    s["gue0_proto4_on_sit"] = udp_cfg(MODE_SIT, FROM_REMOTE | UDP_GUE) + gue(IPPROTO_IPIP) + tcp4
+    # RFC 6040 4.2 with the outer TOS from IP_RECVTOS.
+    s["fou_sit_ce_on_ect0"] = udp_cfg(MODE_SIT, tos=0x03) + \
+        tcp6_packet(300, partial=False, tclass=0x02)
+    s["gue0_ipip_ect1_on_ect0"] = udp_cfg(MODE_IPIP, FROM_REMOTE | UDP_GUE, tos=0x01) + \
+        gue(IPPROTO_IPIP) + tcp4_packet(300, partial=False, tos=0xba)
+    s["gue0_ce_on_notect_drop"] = udp_cfg(MODE_SIT, FROM_REMOTE | UDP_GUE, tos=0x03) + \
+        gue(IPPROTO_IPV6) + tcp6
+    # Who sent it: another address, and a tunnel without a remote (any source).
+    s["fou_wrong_source"] = udp_cfg(MODE_SIT, 0) + tcp6
+    s["fou_any_no_remote"] = udp_cfg(MODE_ANY, NO_REMOTE) + tcp6
+    return s
+
+
+# ---------------------------------------------------------------- fuzz_icmp seeds
+
+SRC6, SRC4, ERR_IPIP, ERR_SIT, ERR_TTL64, ERR_LOCAL = 1, 2, 4, 8, 16, 32
+ROUTER4 = "203.0.113.254"   # the router that sent an ICMP error about an outer packet
+
+
+def icmp_cfg(cap, typ, code, info, flags=0, src=b"", router=None):
+    """fuzz_icmp.c: [cap be16][type][code][info be32][flags][src 16], of which the last 4
+    bytes are also the router that sent the error (sitd_icmp_err)."""
+    src = src.ljust(16, b"\0")
+    if router:
+        src = src[:12] + a4(router)
+    return struct.pack(">HBBIB16s", cap, typ, code, info, flags, src)
+
+
+def our_outer(inner, proto, cut):
+    """One of our outer packets, as a router quotes it in an ICMP error: cut short."""
+    return ipv4(LOCAL4, REMOTE4, proto, inner, ident=0x0101)[:cut]
+
+
+def icmp_seeds():
+    s = {}
+    big6 = tcp6_packet(1440, partial=False)
+    big4 = tcp4_packet(1460, partial=False)
+    s["ptb6_full_quote"] = icmp_cfg(1280, 2, 0, 1280) + big6
+    s["ptb6_small_cap"] = icmp_cfg(600, 2, 0, 1400) + big6
+    s["fragneeded4"] = icmp_cfg(576, 3, 4, 1480) + big4
+    s["fragneeded4_src"] = icmp_cfg(2047, 3, 4, 1280, SRC4, a4("192.0.2.254")) + big4
+    s["unreach6_src"] = icmp_cfg(1280, 1, 3, 0, SRC6, a6("2001:db8::1")) + \
+        ipv6(HOST6_A, HOST6_B, IPPROTO_UDP, udp(1000, 53, pattern(40, 8)))
+    s["timeexceeded4_small"] = icmp_cfg(100, 11, 0, 0) + \
+        ipv4(HOST4_A, HOST4_B, IPPROTO_UDP, udp(1000, 53, pattern(20, 9)))
+    # Errors about errors are declined; queries are answered.
+    err6 = icmp6(1, 4, 0, tcp6_packet(40, partial=False))
+    s["about_icmp6_error"] = icmp_cfg(1280, 2, 0, 1280) + \
+        ipv6(HOST6_B, HOST6_A, IPPROTO_ICMPV6, err6)
+    echo6 = icmp6(128, 0, 0x00010002, pattern(32, 10))
+    s["about_icmp6_echo"] = icmp_cfg(1280, 2, 0, 1280) + \
+        ipv6(HOST6_A, HOST6_B, IPPROTO_ICMPV6, echo6)
+    err4 = icmp4(3, 1, 0, tcp4_packet(8, partial=False)[:28])
+    s["about_icmp4_error"] = icmp_cfg(576, 3, 4, 1400) + \
+        ipv4(HOST4_B, HOST4_A, IPPROTO_ICMP, err4)
+    echo4 = icmp4(8, 0, 0x00090001, pattern(56, 11))
+    s["about_icmp4_echo"] = icmp_cfg(576, 3, 4, 1400) + \
+        ipv4(HOST4_A, HOST4_B, IPPROTO_ICMP, echo4)
+    # An ICMPv6 error behind extension headers; a later IPv4 fragment.
+    ext = ext_hdr(IPPROTO_ICMPV6, 0)
+    s["icmp6_error_behind_ext"] = icmp_cfg(1280, 2, 0, 1280) + \
+        ipv6(HOST6_B, HOST6_A, IPPROTO_HOPOPTS, ext + err6)
+    s["later_fragment4"] = icmp_cfg(576, 3, 4, 1400) + \
+        ipv4(HOST4_A, HOST4_B, IPPROTO_UDP, pattern(200, 12), df=False, frag_off=1480)
+    # ICMPv4 errors about our outer packets (sitd_icmp_err), quoting 28 bytes or more.
+    s["err_host_unreach_sit"] = icmp_cfg(1280, 3, 1, 0, ERR_SIT | ERR_LOCAL, router=ROUTER4) + \
+        our_outer(tcp6_packet(500, partial=False), IPPROTO_IPV6, 20 + 40 + 8 + 60)
+    s["err_ttl_exceeded_ipip"] = icmp_cfg(576, 11, 0, 0, ERR_IPIP | ERR_TTL64, router=ROUTER4) + \
+        our_outer(tcp4_packet(300, partial=False), IPPROTO_IPIP, 20 + 20 + 8)
+    s["err_frag_needed_any"] = icmp_cfg(1280, 3, 4, 1400, 0, router=ROUTER4) + \
+        our_outer(tcp6_packet(1400, partial=False), IPPROTO_IPV6, 576 - 28)
+    s["err_short_quote_damp"] = icmp_cfg(1280, 3, 3, 0, ERR_SIT, router=ROUTER4) + \
+        our_outer(tcp6_packet(100, partial=False), IPPROTO_IPV6, 20 + 8)
+    s["ipv6_fragment_first"] = icmp_cfg(1280, 2, 0, 1280) + \
+        ipv6(HOST6_A, HOST6_B, IPPROTO_FRAGMENT,
+             frag_hdr(IPPROTO_UDP, 0, True, 7) + udp(1, 2, pattern(100, 13)))
+    return s
+
+
+# ---------------------------------------------------------------- fuzz_cli seeds
+
+def argv(*args):
+    return b"\0".join(a.encode() for a in args)
+
+
+def cli_seeds():
+    return {
+        "sit_local_remote": argv("tun0", "mode", "sit", "remote", "192.0.2.2", "local", "192.0.2.1"),
+        "sit_all_options": argv("sit1", "remote", "198.51.100.2", "local", "any", "ttl", "64",
+                                "tos", "inherit", "pmtudisc", "dev", "eth0", "mtu", "1480"),
+        "ipip_name_kw": argv("name", "ipip0", "mode", "ip/ip", "remote", "203.0.113.5",
+                             "ttl", "inherit", "tos", "inherit/b8", "pmtudisc"),
+        "ipv6ip_aliases": argv("he-ipv6", "mode", "ipv6/ip", "remote", "198.51.100.7", "local",
+                               "203.0.113.9", "hoplimit", "255", "tclass", "0x10"),
+        "any_dsfield_hlim": argv("t", "mode", "any", "remote", "192.0.2.200", "dsfield",
+                                 "inherit", "hlim", "1", "mtu", "65515"),
+        "ip6ip_nopmtudisc_nogso": argv("six", "mode", "ip6ip", "remote", "203.0.113.1",
+                                       "nopmtudisc", "nogso", "nogro"),
+        "gue_ports_csum": argv("gue0", "mode", "any", "remote", "198.51.100.2", "encap", "gue",
+                               "encap-sport", "auto", "encap-dport", "5555", "encap-csum",
+                               "noencap-remcsum", "mtu", "65503"),
+        "help": argv("help"),
+        "bad_mode": argv("tun0", "mode", "gre", "remote", "192.0.2.2"),
+        "remote_any": argv("sit0", "remote", "any"),
+        "ttl_twice": argv("sit0", "remote", "192.0.2.2", "ttl", "1", "ttl", "2"),
+        "ttl_nopmtudisc": argv("sit0", "remote", "192.0.2.2", "ttl", "64", "nopmtudisc"),
+        "mtu_below_sit_min": argv("sit0", "remote", "192.0.2.2", "mtu", "1279"),
+        "dev_slash": argv("ipip9", "remote", "198.51.100.1", "dev", "a/b"),
+        "missing_value": argv("sit0", "remote"),
+        "long_name": argv("abcdefghijklmnop", "mode", "sit", "remote", "192.0.2.2"),
+    }
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
+    targets = {"fuzz_tx": tx_seeds(), "fuzz_rx": rx_seeds(), "fuzz_icmp": icmp_seeds(),
+               "fuzz_cli": cli_seeds(), "fuzz_udp": udp_seeds()}
+    for target, seeds in targets.items():
+        assert len(seeds) < 20, target
+        d = os.path.join(out, target)
+        os.makedirs(d, exist_ok=True)
+        for name, data in sorted(seeds.items()):
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print("%-10s %2d seeds, %6d bytes" % (target, len(seeds), sum(map(len, seeds.values()))))
+
+
+if __name__ == "__main__":
+    main()

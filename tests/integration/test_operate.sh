@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Operating sitd: many tunnels from one configuration file in one process, a reload that
+# adds one and removes one while a transfer runs on one that stays, `sitd show -s -j`
+# checked against traffic sent, a read-only user who can show but not reload, a bad
+# configuration refused whole, and least privilege (capabilities, no_new_privs, seccomp,
+# an unprivileged user).  Topology: lib.sh's pair; three tunnels between A and B:
+#
+#   sit1  sit   2001:db8:1::/64                 (stays through the reload)
+#   ip1   ipip  198.51.100.0/24                 (removed by the reload)
+#   sit2  sit   2001:db8:2::/64  encap fou      (added by the reload)
+. "$(dirname "$0")/lib.sh"
+require_root ping socat sha256sum jq setpriv
+make_data 200
+chmod 755 "$LOGDIR"	# the unprivileged user reads its configuration here
+
+# conf SIDE TUNNELS...: write SIDE's configuration with the named tunnels.
+conf() {
+	local side=$1 me peer
+	shift
+	if [ "$side" = a ]; then me=$A4 peer=$B4; else me=$B4 peer=$A4; fi
+	: >"$LOGDIR/$side.conf"
+	for t in "$@"; do
+		case $t in
+		sit1) printf 'tunnel sit1\n\tmode sit remote %s local %s\n' $peer $me ;;
+		ip1) printf '# IPv4 inside\ntunnel ip1 mode ipip remote %s local %s ttl 64\n' $peer $me ;;
+		sit2) printf 'tunnel sit2 mode sit remote %s local %s\n\tencap fou encap-dport 5555\n' $peer $me ;;
+		esac >>"$LOGDIR/$side.conf"
+	done
+	chmod 644 "$LOGDIR/$side.conf"
+}
+
+setup_pair
+conf a sit1 ip1
+conf b sit1 ip1
+start_sitd "$NS_A" sitd-a -G 4242 -c "$LOGDIR/a.conf"
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b -c "$LOGDIR/b.conf"
+PID_B=$LAST_PID
+SOCK_A=$LOGDIR/sitd-a.sock
+tun_up "$NS_A" sit1 $A6
+tun_up "$NS_B" sit1 $B6
+tun_up "$NS_A" ip1 2001:db8:9::1 $A4IN
+tun_up "$NS_B" ip1 2001:db8:9::2 $B4IN
+check "two tunnels in one process: sit1 carries IPv6" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+check "... and ip1 carries IPv4" na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN
+
+# show -s -j against what was sent: 3 + 3 pings at least, and their replies.
+json=$(na "$SITD" -S "$SOCK_A" show -s -j)
+echo "$json" | jq -c '.[] | {ifname, mode, remote, local, ttl, mtu}'
+expect_eq "show -j lists both tunnels" "$(jq -r '[.[].ifname] | sort | join(",")' <<<"$json")" "ip1,sit1"
+expect_eq "show -j: ip1's settings" "$(jq -c '.[] | select(.ifname == "ip1") | [.mode, .remote, .local, .ttl, .pmtudisc]' <<<"$json")" \
+	'["ip/ip","192.0.2.2","192.0.2.1",64,true]'
+expect_ge "show -s -j: sit1 sent what ping sent" "$(jq '.[] | select(.ifname == "sit1") | .stats.tx_packets' <<<"$json")" 3
+expect_ge "show -s -j: ip1 received the replies" "$(jq '.[] | select(.ifname == "ip1") | .stats.rx_packets' <<<"$json")" 3
+expect_eq "show -s -j: every drop reason is a key, in both tunnels" \
+	"$(jq '[.[].stats.drops | keys | length] | unique | .[]' <<<"$json")" \
+	"$(sed -n '/define SITD_DROP_REASONS/,/^$/p' "$ROOT/src/core/stats.h" | grep -c '^	X(')"
+out=$(na "$SITD" -S "$SOCK_A" show sit1)
+check "show NAME in ip tunnel style: $out" grep -q '^sit1: ipv6/ip remote 192.0.2.2 local 192.0.2.1 ttl inherit mtu 1480' <<<"$out"
+
+# A user in the control group may show, not reload; one outside it may not even connect.
+ro() { ip netns exec "$NS_A" setpriv --reuid=65534 --regid=65534 "$@"; }
+check "a member of the control group can show" \
+	bash -c "ip netns exec $NS_A setpriv --reuid=65534 --regid=65534 --groups 4242 $SITD -S $SOCK_A show | grep -q '^sit1:'"
+out=$(ro --groups 4242 "$SITD" -S "$SOCK_A" reload 2>&1)
+check "... but not reload: $out" grep -q 'reload needs root' <<<"$out"
+out=$(ro --clear-groups "$SITD" -S "$SOCK_A" show 2>&1)
+check "a user outside the group cannot connect: $out" grep -q 'Permission denied' <<<"$out"
+
+# Reload while a transfer runs on sit1: ip1 goes, sit2 comes, sit1 is not touched.
+idx=$(na cat /sys/class/net/sit1/ifindex)
+transfer_bg() {
+	transfer "$1" >"$LOGDIR/bg.out" 2>&1 &
+	BG=$!
+	for _ in $(seq 50); do
+		na ss -tn state established | grep -q ":5001" && return 0
+		sleep 0.1
+	done
+}
+transfer_bg $B6
+conf a sit1 sit2
+conf b sit1 sit2
+out=$(na "$SITD" -S "$SOCK_A" reload 2>&1)
+expect_eq "root may reload" "$out" ok
+kill -HUP "$PID_B"
+for _ in $(seq 50); do nb ip link show sit2 >/dev/null 2>&1 && break; sleep 0.1; done
+tun_up "$NS_A" sit2 2001:db8:2::1
+tun_up "$NS_B" sit2 2001:db8:2::2
+wait "$BG"
+check "the transfer on sit1 went on through the reload: sha256 equal" test "$(cat "$LOGDIR/bg.out")" = ""
+expect_eq "sit1 was left alone (same device)" "$(na cat /sys/class/net/sit1/ifindex)" "$idx"
+check "ip1 is gone" bash -c "! ip -n $NS_A link show ip1 >/dev/null 2>&1"
+check "sit2 (fou) carries traffic" na ping -6 -c 3 -i 0.2 -W 2 -q 2001:db8:2::2
+expect_eq "show lists sit1 and sit2" "$(na "$SITD" -S "$SOCK_A" show -j | jq -r '[.[].ifname] | sort | join(",")')" "sit1,sit2"
+
+# A bad configuration is refused whole, with file, line and keyword, and changes nothing.
+printf 'tunnel sit1 mode sit remote %s\ntunnel sit3 mode sit\n\tremote %s ttl 300\n' $B4 $B4 >"$LOGDIR/a.conf"
+out=$(na "$SITD" -S "$SOCK_A" reload 2>&1)
+check "bad reload refused, naming file:line and keyword: $out" grep -q "a.conf:3: invalid \"ttl\" value \"300\"" <<<"$out"
+expect_eq "... and nothing changed" "$(na "$SITD" -S "$SOCK_A" show -j | jq -r '[.[].ifname] | sort | join(",")')" "sit1,sit2"
+out=$(ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/never.sock" -c "$LOGDIR/a.conf" 2>&1)
+check "a bad file at start: no tunnel starts, clear error: $out" grep -q "a.conf:3: invalid \"ttl\"" <<<"$out"
+check "... and sit3 was never created" bash -c "! ip -n $NS_A link show sit3 >/dev/null 2>&1"
+
+# Least privilege of the running daemon.
+st=/proc/$PID_A/status
+expect_eq "only CAP_NET_ADMIN and CAP_NET_RAW are effective" "$(awk '/^CapEff/ { print $2 }' $st)" 0000000000003000
+expect_eq "... permitted" "$(awk '/^CapPrm/ { print $2 }' $st)" 0000000000003000
+expect_eq "... and in the bounding set" "$(awk '/^CapBnd/ { print $2 }' $st)" 0000000000003000
+expect_eq "no_new_privs is set" "$(awk '/^NoNewPrivs/ { print $2 }' $st)" 1
+if grep -q 'no seccomp filter' "$(log_of "$PID_A")"; then
+	# The sanitizer build leaves the filter out (LeakSanitizer needs ptrace) and says so.
+	expect_eq "sanitizer build: no filter, as it logs" "$(awk '/^Seccomp:/ { print $2 }' $st)" 0
+else
+	expect_eq "a seccomp filter is installed" "$(awk '/^Seccomp:/ { print $2 }' $st)" 2
+	out=$(na "$SITD" -S "$SOCK_A" sandbox)
+	check "a forbidden syscall is refused inside sitd: $out" grep -q '^seccomp: on (a forbidden call, uname: Operation not permitted)' <<<"$out"
+fi
+check "after all that, sit1 still carries traffic" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+teardown
+
+# -u: the daemon runs as an unprivileged user with only the capabilities it needs.  It
+# then opens /dev/net/tun as that user for a reload: Debian ships it mode 0666, this
+# machine 0600, so sitd runs in a private mount namespace with a 0666 node of its own.
+setup_pair
+conf a sit1
+conf b sit1
+printf '#!/bin/sh\nmount -t tmpfs none /dev/net && mknod -m 666 /dev/net/tun c 10 200 && exec "$@"\n' \
+	>"$LOGDIR/tun666.sh"
+chmod 755 "$LOGDIR/tun666.sh"
+SITD_WRAP="unshare -m --propagation private $LOGDIR/tun666.sh" start_sitd "$NS_A" sitd-a -u nobody -c "$LOGDIR/a.conf"
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b -c "$LOGDIR/b.conf"
+PID_B=$LAST_PID
+tun_up "$NS_A" sit1 $A6
+tun_up "$NS_B" sit1 $B6
+expect_eq "-u nobody: the daemon runs as uid 65534" "$(awk '/^Uid/ { print $2 }' /proc/$PID_A/status)" 65534
+expect_eq "-u nobody: with CAP_NET_ADMIN and CAP_NET_RAW only" "$(awk '/^CapEff/ { print $2 }' /proc/$PID_A/status)" 0000000000003000
+check "-u nobody: the tunnel works" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+conf a sit1 sit2
+kill -HUP "$PID_A"
+for _ in $(seq 50); do na ip link show sit2 >/dev/null 2>&1 && break; sleep 0.1; done
+check "-u nobody: a reload still creates a tunnel (sit2)" na ip link show sit2
+finish
