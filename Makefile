@@ -37,7 +37,7 @@ ASAN_CORE_OBJS := $(CORE_SRCS:%.c=$(O)/asan/%.o)
 ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/asan/unit/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
-.PHONY: all bench-tools unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
+.PHONY: all install bench-tools unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
 all: $(O)/sitd
 bench-tools: $(O)/blast $(O)/sitd
 
@@ -98,6 +98,13 @@ lint-core:
 		|| { echo "core/ must stay pure: see the lines above"; exit 1; }
 
 check: lint-core unit unit-asan fuzz integration
+
+PREFIX ?= /usr/local
+install: $(O)/sitd
+	install -D -m 0755 $(O)/sitd $(DESTDIR)$(PREFIX)/sbin/sitd
+	install -D -m 0644 man/sitd.8 $(DESTDIR)$(PREFIX)/share/man/man8/sitd.8
+	install -D -m 0644 man/sitd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/sitd.conf.5
+	install -D -m 0644 contrib/sitd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/sitd.service
 
 clean:
 	rm -rf $(O)
