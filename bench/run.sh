@@ -30,12 +30,14 @@ BLAST=$PWD/build/blast
 require_root iperf3 ethtool socat
 
 TICK=$(getconf CLK_TCK)
-cpu_ticks() {	# cpu_ticks PID...: user + system ticks of these processes (all threads)
-	local t=0 p
+cpu_ticks() {	# cpu_ticks PID...: "user system" ticks of these processes (all threads)
+	local u=0 s=0 p a b
 	for p in "$@"; do
-		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+		read -r a b < <(awk '{ print $14, $15 }' "/proc/$p/stat" 2>/dev/null || echo 0 0)
+		u=$((u + a))
+		s=$((s + b))
 	done
-	echo $t
+	echo "$u $s"
 }
 
 # iperf ADDR: receiver Mbit/s of one run, one stream, cubic.
@@ -46,15 +48,17 @@ iperf() {
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i+1) == "Mbits/sec") v = $i } END { print v + 0 }'
 }
 
-# measure ADDR PIDS...: one run; prints "Mbit/s cpu_s_per_GB".
+# measure ADDR PIDS...: one run; prints "Mbit/s cpu_s_per_GB user_s_per_GB".
 measure() {
-	local addr=$1 c0 c1 mbit
+	local addr=$1 u0 s0 u1 s1 mbit
 	shift
-	c0=$(cpu_ticks "$@")
+	read -r u0 s0 < <(cpu_ticks "$@")
 	mbit=$(iperf "$addr")
-	c1=$(cpu_ticks "$@")
-	awk -v m="$mbit" -v c=$((c1 - c0)) -v tk="$TICK" -v s="$SECS" \
-		'BEGIN { gb = m * s / 8000; printf "%s %s\n", m, (gb > 0 && c > 0) ? sprintf("%.2f", c / tk / gb) : "-" }'
+	read -r u1 s1 < <(cpu_ticks "$@")
+	awk -v m="$mbit" -v u=$((u1 - u0)) -v c=$((u1 - u0 + s1 - s0)) -v tk="$TICK" -v s="$SECS" \
+		'BEGIN { gb = m * s / 8000
+			if (gb > 0 && c > 0) printf "%s %.2f %.2f\n", m, c / tk / gb, u / tk / gb
+			else printf "%s - -\n", m }'
 }
 
 # Each row function prints one line per run: "Mbit/s cpu_s_per_GB".
@@ -137,7 +141,7 @@ declare -A LABEL=(
 declare -A MED CPU
 echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
 echo
-printf '%-32s %9s %17s %10s %9s\n' "row" "Gbit/s" "range" "CPU s/GB" "vs veth"
+printf '%-32s %9s %17s %10s %9s %9s\n' "row" "Gbit/s" "range" "CPU s/GB" "of it usr" "vs veth"
 for r in $ROWS; do
 	out=$(row_$r)
 	# median and range of the runs; CPU: median of the runs that have one
@@ -145,10 +149,11 @@ for r in $ROWS; do
 	lo=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | head -n 1)
 	hi=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | tail -n 1)
 	cpu=$(echo "$out" | awk '$2 != "-" { print $2 }' | sort -n | median)
+	usr=$(echo "$out" | awk '$3 != "-" && $3 != "" { print $3 }' | sort -n | median)
 	MED[$r]=$med
 	CPU[$r]=$cpu
 	base=${MED[veth]:-}
-	printf '%-32s %9s %17s %10s %9s\n' "${LABEL[$r]}" "$med" "$lo - $hi" "$cpu" \
+	printf '%-32s %9s %17s %10s %9s %9s\n' "${LABEL[$r]}" "$med" "$lo - $hi" "$cpu" "$usr" \
 		"$([ -n "$base" ] && awk -v a="$med" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
 done
 echo

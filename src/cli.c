@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "show.h"
 #include "wire.h"
 
 void sitd_conf_defaults(struct sitd_conf *c)
@@ -292,54 +293,13 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 	return 0;
 }
 
-static const char *mode_str(enum sitd_mode m)
-{
-	switch (m) {
-	case SITD_MODE_SIT:
-		return "ipv6/ip";
-	case SITD_MODE_IPIP:
-		return "ip/ip";
-	case SITD_MODE_ANY:
-		break;
-	}
-	return "any/ip";
-}
-
 size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len)
 {
-	char r[INET_ADDRSTRLEN] = "any", l[INET_ADDRSTRLEN] = "any", ttl[16] = "inherit";
-	char tos[32] = "", encap[80] = "";
-	uint8_t b[4];
-	int n;
+	/* show's text printer is the one place that knows how a tunnel is written. */
+	struct sitd_show_tunnel t = { .conf = c, .stats = NULL, .path_mtu = 0 };
+	size_t n = sitd_show_format(buf, len, &t, 1, false, false);
 
-	if (c->remote) {
-		wr32(b, c->remote);
-		inet_ntop(AF_INET, b, r, sizeof(r));
-	}
-	if (c->local) {
-		wr32(b, c->local);
-		inet_ntop(AF_INET, b, l, sizeof(l));
-	}
-	if (c->ttl)
-		snprintf(ttl, sizeof(ttl), "%u", c->ttl);
-	if (c->encap != SITD_ENCAP_NONE) {
-		char sport[8] = "auto";
-
-		if (c->encap_sport)
-			snprintf(sport, sizeof(sport), "%u", c->encap_sport);
-		snprintf(encap, sizeof(encap), " encap %s encap-sport %s encap-dport %u%s",
-			 c->encap == SITD_ENCAP_FOU ? "fou" : "gue", sport, c->encap_dport,
-			 c->encap_csum ? " encap-csum" : "");
-	}
-	if (c->tos == SITD_TOS_INHERIT)
-		snprintf(tos, sizeof(tos), " tos inherit");
-	else if (c->tos & SITD_TOS_INHERIT)
-		snprintf(tos, sizeof(tos), " tos inherit/0x%x", c->tos & ~SITD_TOS_INHERIT);
-	else if (c->tos)
-		snprintf(tos, sizeof(tos), " tos 0x%x", c->tos);
-	n = snprintf(buf, len, "%s: %s remote %s local %s%s%s ttl %s%s%s%s%s%s", c->name,
-		     mode_str(c->mode), r, l, c->dev[0] ? " dev " : "", c->dev, ttl, tos,
-		     c->pmtudisc ? "" : " nopmtudisc", encap, c->nogso ? " nogso" : "",
-		     c->nogro ? " nogro" : "");
-	return n < 0 ? 0 : (size_t)n;
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return n;
 }

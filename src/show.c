@@ -160,7 +160,8 @@ static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 		pr_u64(p, "encap_dport", " encap-dport %" PRIu64, c->encap_dport);
 		pr_bool(p, "encap_csum", " encap-csum", c->encap_csum);
 	}
-	pr_u64(p, "mtu", " mtu %" PRIu64, c->mtu);
+	if (c->mtu)	/* 0 until the device exists: as parsed, "the default" */
+		pr_u64(p, "mtu", " mtu %" PRIu64, c->mtu);
 	pr_bool(p, "gso", NULL, !c->nogso);
 	pr_bool(p, "gro", NULL, !c->nogro);
 	if (!p->json)

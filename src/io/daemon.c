@@ -239,7 +239,7 @@ int tunnel_open(struct sitd_tunnel *t)
 	}
 
 	sitd_conf_format(c, desc, sizeof(desc));
-	log_info("%s, mtu %u, path mtu %u, offloads%s%s%s%s", desc, c->mtu, underlay,
+	log_info("%s, path mtu %u, offloads%s%s%s%s", desc, underlay,
 		 t->offloads & TUN_F_CSUM ? " csum" : "", t->offloads & TUN_F_TSO4 ? " tso4" : "",
 		 t->offloads & TUN_F_TSO6 ? " tso6" : "", t->offloads & TUN_F_TSO_ECN ? " tso_ecn" : "");
 	return 0;
@@ -552,17 +552,31 @@ static void rx_write(struct rx_worker *w, unsigned i)
 	}
 }
 
+/* Set the receive batch up again (recvmmsg writes the lengths back into it). */
+static void rx_msgs_init(struct rx_worker *w, bool udp)
+{
+	for (int i = 0; i < RX_BATCH; i++) {
+		struct msghdr *h = &w->msgs[i].msg_hdr;
+
+		w->iovs[i].iov_base = w->bufs[i];
+		w->iovs[i].iov_len = RX_BUF;
+		memset(h, 0, sizeof(*h));
+		h->msg_iov = &w->iovs[i];
+		h->msg_iovlen = 1;
+		if (udp) {
+			h->msg_name = &w->names[i];
+			h->msg_namelen = sizeof(w->names[i]);
+			h->msg_control = w->cmsgs[i].buf;
+			h->msg_controllen = sizeof(w->cmsgs[i].buf);
+		}
+	}
+}
+
 static void rx_batch(struct rx_worker *w, int fd)
 {
 	int n;
 
-	for (int i = 0; i < RX_BATCH; i++) {
-		w->iovs[i].iov_base = w->bufs[i];
-		w->iovs[i].iov_len = RX_BUF;
-		memset(&w->msgs[i].msg_hdr, 0, sizeof(w->msgs[i].msg_hdr));
-		w->msgs[i].msg_hdr.msg_iov = &w->iovs[i];
-		w->msgs[i].msg_hdr.msg_iovlen = 1;
-	}
+	rx_msgs_init(w, false);
 	n = recvmmsg(fd, w->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
 	sitd_gro_reset(&w->gro);
 	for (int i = 0; i < n; i++) {
@@ -599,17 +613,7 @@ static void rx_batch_udp(struct rx_worker *w, int fd)
 {
 	int n;
 
-	for (int i = 0; i < RX_BATCH; i++) {
-		w->iovs[i].iov_base = w->bufs[i];
-		w->iovs[i].iov_len = RX_BUF;
-		memset(&w->msgs[i].msg_hdr, 0, sizeof(w->msgs[i].msg_hdr));
-		w->msgs[i].msg_hdr.msg_iov = &w->iovs[i];
-		w->msgs[i].msg_hdr.msg_iovlen = 1;
-		w->msgs[i].msg_hdr.msg_name = &w->names[i];
-		w->msgs[i].msg_hdr.msg_namelen = sizeof(w->names[i]);
-		w->msgs[i].msg_hdr.msg_control = w->cmsgs[i].buf;
-		w->msgs[i].msg_hdr.msg_controllen = sizeof(w->cmsgs[i].buf);
-	}
+	rx_msgs_init(w, true);
 	n = recvmmsg(fd, w->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
 	sitd_gro_reset(&w->gro);
 	for (int i = 0; i < n; i++) {

@@ -297,6 +297,17 @@ transfer() {
 	}
 }
 
+# transfer_bg ADDR: transfer in the background (BG its pid, its complaints in bg.out),
+# for changes made while it runs; returns once the connection is up.
+transfer_bg() {
+	transfer "$1" >"$LOGDIR/bg.out" 2>&1 &
+	BG=$!
+	for _ in $(seq 50); do
+		na ss -tn state established | grep -q ":5001" && return 0
+		sleep 0.1
+	done
+}
+
 # Sum of every drop counter of sitd PID.
 drops_total() {
 	local pid=$1

@@ -69,14 +69,6 @@ check "a user outside the group cannot connect: $out" grep -q 'Permission denied
 
 # Reload while a transfer runs on sit1: ip1 goes, sit2 comes, sit1 is not touched.
 idx=$(na cat /sys/class/net/sit1/ifindex)
-transfer_bg() {
-	transfer "$1" >"$LOGDIR/bg.out" 2>&1 &
-	BG=$!
-	for _ in $(seq 50); do
-		na ss -tn state established | grep -q ":5001" && return 0
-		sleep 0.1
-	done
-}
 transfer_bg $B6
 conf a sit1 sit2
 conf b sit1 sit2

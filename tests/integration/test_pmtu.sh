@@ -9,16 +9,6 @@
 require_root ping socat sha256sum ss
 make_data 200
 
-# A transfer in the background, for changes made while it runs.
-transfer_bg() {
-	transfer "$1" >"$LOGDIR/bg.out" 2>&1 &
-	BG=$!
-	for _ in $(seq 50); do
-		na ss -tn state established | grep -q ":5001" && return 0
-		sleep 0.1
-	done
-}
-
 # B's own link is the small one, so B's tunnel would default to 1380 and its SYN would
 # announce an MSS that fits before A has to learn anything.  B set to 1480, as a tunnel
 # broker's end would be, leaves the learning to A.
