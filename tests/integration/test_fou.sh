@@ -39,35 +39,42 @@ for encap in fou gue; do
 	done
 done
 
-# tshark, told the port: UDP carrying IPv6 (fou) and GUE carrying IPv6 (gue).
-for encap in fou gue; do
+# tshark, told the port: UDP carrying IPv6 or IPv4 (fou), GUE carrying IPv6 (gue).
+for kind in fou-sit fou-ipip gue-sit; do
+	encap=${kind%-*} mode=${kind#*-}
 	setup_pair
-	setup_tunnel sit encap $encap encap-dport $PORT encap-csum
-	cap=$LOGDIR/$encap.pcapng
+	setup_tunnel $mode encap $encap encap-dport $PORT encap-csum
+	cap=$LOGDIR/$kind.pcapng
 	ip netns exec "$NS_A" tshark -i va -f "udp port $PORT" -a duration:60 -w "$cap" -q \
 		2>"$LOGDIR/tshark.log" &
 	tpid=$!
 	for _ in $(seq 100); do grep -q Capturing "$LOGDIR/tshark.log" && break; sleep 0.1; done
 	sleep 0.5	# "Capturing" can come a moment before the capture does
-	na ping -6 -c 3 -i 0.2 -W 2 -q $B6 >/dev/null
+	if [ $mode = sit ]; then
+		na ping -6 -c 3 -i 0.2 -W 2 -q $B6 >/dev/null
+		inner=ipv6 icmp=icmpv6
+	else
+		na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN >/dev/null
+		inner=ip icmp=icmp
+	fi
 	sleep 0.5
 	kill -INT $tpid
 	wait $tpid
 	total=$(tshark -r "$cap" -Y "udp.port == $PORT" 2>/dev/null | wc -l)
-	expect_ge "$encap: echo requests and replies captured" "$total" 6
+	expect_ge "$kind: echo requests and replies captured" "$total" 6
 	if [ $encap = fou ]; then
-		v6=$(tshark -r "$cap" -d "udp.port==$PORT,ipv6" -Y "udp.port == $PORT && ipv6 && icmpv6" \
+		n=$(tshark -r "$cap" -d "udp.port==$PORT,$inner" -Y "udp.port == $PORT && $icmp" \
 			2>/dev/null | wc -l)
-		bad=$(tshark -r "$cap" -d "udp.port==$PORT,ipv6" \
+		bad=$(tshark -r "$cap" -d "udp.port==$PORT,$inner" \
 			-Y "_ws.malformed || _ws.expert.severity == error" 2>/dev/null | wc -l)
-		expect_eq "fou: every one dissects as ICMPv6 in IPv6 in UDP" "$v6" "$total"
-		expect_eq "fou: no malformed packet" "$bad" 0
+		expect_eq "$kind: every one dissects as $icmp in $inner in UDP" "$n" "$total"
+		expect_eq "$kind: no malformed packet" "$bad" 0
 	else
 		# Wireshark 4.0 (Debian 12) has no GUE dissector: tshark gives the UDP payload,
 		# whose first 4 bytes must be the GUE header and the next nibble IPv6's 6.
 		heads=$(tshark -r "$cap" -d "udp.port==$PORT,data" -T fields -e data.data 2>/dev/null |
 			cut -c1-9 | sort | uniq -c | awk '{ print $2 ":" $1 }')
-		expect_eq "gue: every payload starts with GUE v0, proto 41, no flags, then IPv6" \
+		expect_eq "$kind: every payload starts with GUE v0, proto 41, no flags, then IPv6" \
 			"$heads" "002900006:$total"
 	fi
 	teardown

@@ -32,8 +32,14 @@ conf() {
 setup_pair
 conf a sit1 ip1
 conf b sit1 ip1
-start_sitd "$NS_A" sitd-a -G 4242 -c "$LOGDIR/a.conf"
+# Readiness as systemd's Type=notify reads it: a datagram to $NOTIFY_SOCKET.
+ip netns exec "$NS_A" socat -u "UNIX-RECV:$LOGDIR/notify" "OPEN:$LOGDIR/notify.out,creat" &
+for _ in $(seq 50); do [ -S "$LOGDIR/notify" ] && break; sleep 0.1; done
+NOTIFY_SOCKET=$LOGDIR/notify start_sitd "$NS_A" sitd-a -G 4242 -c "$LOGDIR/a.conf"
 PID_A=$LAST_PID
+for _ in $(seq 50); do [ -s "$LOGDIR/notify.out" ] && break; sleep 0.1; done
+expect_eq "systemd readiness: READY=1 sent" "$(cat "$LOGDIR/notify.out")" READY=1
+check "... once both devices exist" bash -c "ip -n $NS_A link show sit1 >/dev/null && ip -n $NS_A link show ip1 >/dev/null"
 start_sitd "$NS_B" sitd-b -c "$LOGDIR/b.conf"
 PID_B=$LAST_PID
 SOCK_A=$LOGDIR/sitd-a.sock
