@@ -34,7 +34,10 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen,
 		      int *bad);
 
-/* Format the tunnel as `ip tunnel show` does ("NAME: ipv6/ip remote A local B ttl inherit"). */
+/*
+ * Format the tunnel as `ip tunnel show` does ("NAME: ipv6/ip remote A local B ttl inherit").
+ * Returns the length written, cut to fit len (always NUL-terminated when len > 0).
+ */
 size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len);
 
 /* The kernel's device MTU bounds: sit 1280 and ipip 68, up to 65535 - the encapsulation. */

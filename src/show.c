@@ -30,6 +30,26 @@ static void out(struct pr *p, const char *fmt, ...)
 		p->len = p->len + (size_t)n < p->cap ? p->len + (size_t)n : p->cap - 1;
 }
 
+/*
+ * A JSON string (RFC 8259 7).  Device names may hold '"', '\\' and control bytes: the
+ * kernel's dev_valid_name() refuses only '/', ':' and white space.
+ */
+static void json_string(struct pr *p, const char *s)
+{
+	out(p, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			out(p, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			out(p, "\\u%04x", c);
+		else
+			out(p, "%c", c);
+	}
+	out(p, "\"");
+}
+
 static void key(struct pr *p, const char *k)
 {
 	out(p, "%s\"%s\":", p->comma ? "," : "", k);
@@ -48,7 +68,7 @@ static void pr_str(struct pr *p, const char *k, const char *text_fmt, const char
 {
 	if (p->json) {
 		key(p, k);
-		out(p, "\"%s\"", val);	/* values are names, addresses and keywords: no escaping needed */
+		json_string(p, val);
 	} else if (text_fmt) {
 		out(p, text_fmt, val);
 	}

@@ -36,6 +36,9 @@ static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const ui
 		if (p[IP4_VIHL] != 0x45 || p[IP4_PROTO] != IPPROTO_TCP ||
 		    (rd16(p + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)) || len < IPV4_HDR_LEN + TCP_HDR_LEN)
 			return false;
+		/* A head with a bad header checksum would be rewritten into a good one. */
+		if (csum_fold(csum_partial(p, IPV4_HDR_LEN, 0)) != 0xffff)
+			return false;
 		it->l3len = IPV4_HDR_LEN;
 		it->last_id = rd16(p + IP4_ID);
 	} else if (ip_version(p) == 6) {

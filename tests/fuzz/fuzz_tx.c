@@ -6,11 +6,12 @@
  *	[0]	bits 0-1 mode (0 any, 1 ipip, 2 sit, 3 any); bit 2 nopmtudisc;
  *		bit 3 feed the frame twice without sending in between (outputs of two
  *		frames accumulate, as sitd_tx allows); bit 4 grow the frame (below);
- *		bit 5 feed it 64 times at the same instant (past the ICMP burst of 50)
+ *		bit 5 feed it 64 times at the same instant (past the ICMP burst of 50);
+ *		bits 6-7 encapsulation (0 none, 1 fou, 2 gue, 3 none)
  *	[1]	ttl (0 = inherit)
  *	[2]	tos (bit 0 = inherit)
  *	[3..4]	path MTU, big-endian, 0..65535
- *	[5..6]	first outer IPv4 ID
+ *	[5..6]	first outer IPv4 ID; for fou and gue also the encap-dport (0: 5555)
  *	[7]	time in ms, for the ICMP rate limit
  *	[8..9]	grow: bytes of payload appended to the frame, whose IPv4 total length or
  *		IPv6 payload length is raised to match, so that small inputs reach 64 KB
@@ -30,6 +31,18 @@
  * report with it) fits its buffer, parses, quotes the packet, and its checksum verifies;
  * no more than the rate limit's burst are written.  Drop counters move only on drops,
  * one per drop.
+ *
+ * With fou or gue the kernel writes the outer IPv4 and UDP headers, so an output is the
+ * inner packet alone (fou) or behind a 4-byte GUE header 0, Proto (41 or 4, as the inner
+ * version), 0, 0 (gue): no outer IPv4 header, len = that header + the inner packet, which
+ * is checked as above; exactly one output per inner packet or segment (sitd never
+ * fragments over UDP, so never drops for too many fragments); its IPv4 + UDP datagram
+ * fits 65535 bytes and, with DF, the path MTU; all outputs of one frame carry the same
+ * frame number, flow hash, TOS, TTL and DF, the next frame another number, and a frame
+ * fed twice gets the same hash; TOS is RFC 6040 4.1's (the configured or inherited DSCP,
+ * the inner ECN with CE sent as ECT(0)), TTL the configured one or the inner one; no DF
+ * without pmtudisc unless inner IPv4 DF asks for it; no outer IPv4 ID is used up.  An
+ * ICMP error says the MTU less 28 or 32 bytes.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -73,7 +86,19 @@ static struct {
 	uint32_t seg_seen;		/* inner packets verified so far */
 	uint32_t frames_sent;		/* frames whose verdict was SEND */
 	uint64_t touched;		/* sum of every output byte */
+	enum sitd_encap encap;
+	bool pmtudisc;
+	uint32_t encap_len;		/* outer bytes on the path: 20, or 28 / 32 over UDP */
+	uint8_t want_tos, want_ttl;	/* over UDP: what the kernel is asked to write */
 } g;
+
+/* Over UDP: the frame whose outputs are being seen. */
+static struct {
+	bool set;
+	uint32_t frame, hash, nout;
+	uint8_t tos, ttl;
+	bool df;
+} fr;
 static volatile uint64_t sink;
 
 /* Reassembly of one inner packet from the outputs. */
@@ -170,9 +195,70 @@ static void verify_inner(const uint8_t *p, uint32_t n, uint8_t outer_proto)
 	g.seg_seen++;
 }
 
+/* One FOU or GUE output: the UDP payload, [GUE header][inner packet]. */
+static void verify_out_udp(const struct sitd_out *o)
+{
+	uint32_t sum = 0, hdr = g.encap == SITD_ENCAP_GUE ? 4 : 0;
+	uint8_t proto;
+
+	CHECK(o->iovcnt >= 1 && o->iovcnt <= 3);
+	for (unsigned k = 0; k < o->iovcnt; k++) {
+		const uint8_t *b = o->iov[k].iov_base;
+		size_t l = o->iov[k].iov_len;
+
+		CHECK(l <= IP_MAX_LEN && sum + l <= IP_MAX_LEN);
+		if (l)
+			CHECK(b != NULL);
+		for (size_t j = 0; j < l; j++)
+			g.touched += b[j];
+		memcpy(flat + sum, b, l);
+		sum += (uint32_t)l;
+	}
+	CHECK(sum == o->len && o->len > hdr);
+	/* The datagram the kernel makes of it (IPv4 + UDP, 28 bytes) is one IPv4 packet. */
+	CHECK(o->len + 28 <= IP_MAX_LEN);
+	if (o->df)
+		CHECK(o->len + 28 <= g.path_mtu);
+	else if (g.pmtudisc)	/* IPv6 goes without DF only below 1280 (RFC 4213 3.2.2) */
+		CHECK(ip_version(g.pkt) == 4 || g.path_mtu < g.encap_len + IPV6_MIN_MTU);
+	if (!g.pmtudisc && (ip_version(g.pkt) == 6 || !(rd16(g.pkt + IP4_FRAG) & IP4_DF)))
+		CHECK(!o->df);
+	if (hdr) {	/* GUE version 0, no flags, no options (draft-ietf-intarea-gue 3.2) */
+		CHECK(flat[0] == 0 && flat[2] == 0 && flat[3] == 0);
+		proto = flat[1];
+	} else {	/* FOU: the tunnel's protocol, from the inner version */
+		proto = ip_version(g.pkt) == 6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	}
+	CHECK(o->tos == g.want_tos && o->ttl == g.want_ttl);
+	CHECK((o->tos & ECN_MASK) != ECN_CE);
+	/* nseg outputs per frame, each frame its own number (outputs of one frame may go in
+	 * one UDP_SEGMENT send, those of two may not). */
+	if (fr.set && fr.nout < g.nseg)
+		CHECK(o->frame == fr.frame);
+	if (!fr.set || fr.nout == g.nseg) {
+		if (fr.set)	/* the same packet again: the same flow, the same path */
+			CHECK(o->frame != fr.frame && o->hash == fr.hash && o->df == fr.df);
+		fr.set = true;
+		fr.frame = o->frame;
+		fr.hash = o->hash;
+		fr.nout = 0;
+		fr.tos = o->tos;
+		fr.ttl = o->ttl;
+		fr.df = o->df;
+	}
+	CHECK(o->hash == fr.hash && o->tos == fr.tos && o->ttl == fr.ttl && o->df == fr.df);
+	fr.nout++;
+	verify_inner(flat + hdr, o->len - hdr, proto);
+}
+
 static void verify_out(const struct sitd_out *o)
 {
 	uint32_t sum = 0, frag, off, dlen;
+
+	if (g.encap != SITD_ENCAP_NONE) {
+		verify_out_udp(o);
+		return;
+	}
 
 	CHECK(o->iovcnt >= 1 && o->iovcnt <= 3);
 	for (unsigned k = 0; k < o->iovcnt; k++) {
@@ -312,12 +398,12 @@ static void verify_too_big(uint32_t flen)
 		CHECK(tx.hdrlen <= ii.len && tx.gso_size > 0);
 		unit = tx.hdrlen + (payload < tx.gso_size ? payload : tx.gso_size);
 	}
-	if (unit > IP_MAX_LEN - OUTER_HDR_LEN) {
+	if (unit > IP_MAX_LEN - g.encap_len) {
 		/* Too big for any path: nothing over 65535 bytes may leave, not even in fragments. */
-		mtu = IP_MAX_LEN - OUTER_HDR_LEN;
+		mtu = IP_MAX_LEN - g.encap_len;
 	} else {
-		CHECK(g.path_mtu > OUTER_HDR_LEN);
-		mtu = g.path_mtu - OUTER_HDR_LEN;
+		CHECK(g.path_mtu > g.encap_len);
+		mtu = g.path_mtu - g.encap_len;
 		if (ii.version == 6 && mtu < IPV6_MIN_MTU)
 			mtu = IPV6_MIN_MTU;	/* RFC 4213 3.2.2 */
 	}
@@ -329,6 +415,21 @@ static void verify_too_big(uint32_t flen)
 		info = rd16(ip + (ip[0] & 0x0f) * 4u + 6);
 	}
 	CHECK(info == mtu);
+}
+
+/*
+ * What a FOU/GUE output must ask the kernel for, from the pristine inner header: TOS per
+ * RFC 6040 4.1 (the fixed DSCP, or the inner one with tos inherit; the inner ECN, CE sent
+ * as ECT(0)), TTL the configured one or else the inner one.
+ */
+static void set_want_outer(const struct sitd_conf *c)
+{
+	uint8_t ds = ip_version(g.pkt) == 4 ? g.pkt[IP4_TOS] : ip6_tclass(g.pkt);
+	uint8_t ttl = ip_version(g.pkt) == 4 ? g.pkt[IP4_TTL] : g.pkt[IP6_HLIM];
+	uint8_t base = (c->tos & SITD_TOS_INHERIT) ? ds : c->tos, ecn = ds & ECN_MASK;
+
+	g.want_tos = (uint8_t)((base & ~ECN_MASK) | (ecn == ECN_CE ? ECN_ECT0 : ecn));
+	g.want_ttl = c->ttl ? c->ttl : ttl;
 }
 
 /* Append `grow` bytes to the frame and raise the IP length to match, when it fits. */
@@ -366,6 +467,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const enum sitd_mode modes[4] = {
 		SITD_MODE_ANY, SITD_MODE_IPIP, SITD_MODE_SIT, SITD_MODE_ANY,
 	};
+	static const enum sitd_encap encaps[4] = {
+		SITD_ENCAP_NONE, SITD_ENCAP_FOU, SITD_ENCAP_GUE, SITD_ENCAP_NONE,
+	};
 
 	if (size < CFG_LEN || size - CFG_LEN > IP_MAX_LEN + VNET_HDR_LEN)
 		return -1;
@@ -377,6 +481,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conf.tos = data[2];
 	conf.local = LOCAL;
 	conf.remote = REMOTE;
+	conf.encap = encaps[data[0] >> 6];
+	if (conf.encap != SITD_ENCAP_NONE)
+		conf.encap_dport = rd16(data + 5) ? rd16(data + 5) : 5555;
 	nframes = data[0] & 32 ? MAX_FRAMES : data[0] & 8 ? 2 : 1;
 	grow = data[0] & 16 ? rd16(data + 8) : 0;
 	now = (uint64_t)data[7] * 1000000u;
@@ -384,12 +491,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&stats, 0, sizeof(stats));
 	memset(&g, 0, sizeof(g));
 	memset(&train, 0, sizeof(train));
+	memset(&fr, 0, sizeof(fr));
 	memset(&damper, 0, sizeof(damper));
 	damper.count = data[10];
 	damper.time_ns = now;
 	sitd_tx_init(&tx, &conf, &stats, data[10] ? &damper : NULL, rd16(data + 5));
 	g.path_mtu = rd16(data + 3);
 	g.mode = conf.mode;
+	g.encap = conf.encap;
+	g.pmtudisc = conf.pmtudisc;
+	g.encap_len = conf.encap == SITD_ENCAP_FOU ? 28 : conf.encap == SITD_ENCAP_GUE ? 32 : 20;
 
 	/* Exact-size heap copies, so that ASan sees any read past the frame. */
 	flen = (uint32_t)(size - CFG_LEN);
@@ -435,6 +546,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			g.nseg = tx.nseg;
 			g.gso_size = tx.gso_size;
 			g.frames_sent++;
+			set_want_outer(&conf);
 			if (tx.icmp_len)	/* a link failure report, while sending */
 				verify_icmp(true);
 			while (!sitd_tx_next(&tx)) {
@@ -462,6 +574,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flush();
 	if (g.frames_sent)
 		CHECK(g.seg_seen == g.frames_sent * g.nseg);
+	if (g.encap != SITD_ENCAP_NONE) {
+		/* One output per segment, the last frame's too; no outer IPv4 header built. */
+		if (g.frames_sent)
+			CHECK(fr.set && fr.nout == g.nseg);
+		CHECK(tx.ip_id == rd16(data + 5) && stats.tx_fragments == 0);
+		CHECK(stats.drop[SITD_DROP_tx_frag_too_many] == 0);	/* the kernel fragments */
+	}
 	/* The kernel's ICMP budget that tx.c models: a burst of 50, then 1 per ms. */
 	CHECK(stats.tx_icmp_ptb + stats.tx_icmp_frag_needed + stats.tx_icmp_link_failure <=
 	      ICMP_BURST);

@@ -181,6 +181,7 @@ def gso_frame(pkt, l3len, thlen, gso_size, gso_type):
 
 MODE_ANY, MODE_IPIP, MODE_SIT = 0, 1, 2
 NOPMTUDISC, TWICE, GROW, TIMES64 = 4, 8, 16, 32
+ENCAP_FOU, ENCAP_GUE = 0x40, 0x80           # bits 6-7: encap fou / gue (first_id: the dport)
 
 
 def tx_cfg(mode, path_mtu, flags=0, ttl=0, tos=0, first_id=1, ms=0, grow=0, damper=0):
@@ -269,6 +270,47 @@ def tx_seeds():
     p = tcp6_packet(2000, ext=ext, ext_first=IPPROTO_HOPOPTS)
     s["gso_tcp6_hdr_too_long"] = tx_cfg(MODE_SIT, 1500) + \
         gso_frame(p, 40 + len(ext), 20, 1000, GSO_TCPV6)
+
+    # FOU and GUE: the kernel writes IPv4 + UDP (28 bytes), GUE adds 4 of its own.
+    # GSO TCPv6 over fou through a 1500-byte path: 1472 inside, MSS 1412.
+    p = tcp6_packet(4000)
+    s["fou_gso_tcp6"] = tx_cfg(MODE_SIT, 1500, flags=ENCAP_FOU, first_id=5555) + \
+        gso_frame(p, 40, 20, 1412, GSO_TCPV6)
+    # GSO TCPv4 with timestamps over gue, fixed TTL and TOS: 1468 inside, MSS 1416.
+    p = tcp4_packet(5000, options=TCP_TS_OPTS)
+    s["gue_gso_tcp4_ts"] = tx_cfg(MODE_IPIP, 1500, flags=ENCAP_GUE, ttl=64, tos=0x20,
+                                  first_id=6080) + gso_frame(p, 20, 32, 1416, GSO_TCPV4)
+    # Mode any over gue, TOS inherited from an inner CE (sent as ECT(0)), fed twice.
+    p = tcp4_packet(3000, flags=ACK | PSH | CWR, tos=0xbb)
+    s["gue_any_ce_inherit_twice"] = tx_cfg(MODE_ANY, 1500, flags=ENCAP_GUE | TWICE, tos=1) + \
+        gso_frame(p, 20, 20, 1000, GSO_TCPV4 | GSO_ECN)
+    # Non-GSO UDP over IPv6 with NEEDS_CSUM, over fou, with a link failure pending.
+    pay = pattern(300, 3)
+    u = udp(5353, 5353, pay)
+    u = l4_partial(u, 6, pseudo6(a6(HOST6_A), a6(HOST6_B), IPPROTO_UDP, len(u)))
+    s["fou_udp6_needs_csum_damper"] = tx_cfg(MODE_ANY, 1500, flags=ENCAP_FOU, ms=3, damper=1) + \
+        vnet(VNET_F_NEEDS_CSUM, GSO_NONE, 0, 0, 40, 6) + ipv6(HOST6_A, HOST6_B, IPPROTO_UDP, u)
+    # Too big for a 1400-byte path over fou: Packet Too Big saying 1372.
+    p = tcp6_packet(3000)
+    s["fou_gso_tcp6_ptb"] = tx_cfg(MODE_SIT, 1400, flags=ENCAP_FOU) + \
+        gso_frame(p, 40, 20, 1320, GSO_TCPV6)
+    # Over gue through 1300 with inner DF: Fragmentation Needed saying 1268.
+    p = tcp4_packet(3000)
+    s["gue_gso_tcp4_fragneeded"] = tx_cfg(MODE_IPIP, 1300, flags=ENCAP_GUE) + \
+        gso_frame(p, 20, 20, 1460, GSO_TCPV4)
+    # IPv4 without DF, 3000 bytes, path 1500: one output without DF, the kernel fragments.
+    pay = pattern(2972, 4)
+    p = ipv4(HOST4_A, HOST4_B, IPPROTO_UDP, l4_full(
+        udp(4000, 4001, pay), 6, pseudo4(a4(HOST4_A), a4(HOST4_B), IPPROTO_UDP, 8 + len(pay))),
+        df=False)
+    s["fou_udp4_nodf_big"] = tx_cfg(MODE_IPIP, 1500, flags=ENCAP_FOU) + vnet() + p
+    # IPv6 over gue through a 1000-byte path: carried up to 1280 without DF.
+    p = tcp6_packet(1220, partial=False)
+    s["gue_tcp6_path1000"] = tx_cfg(MODE_SIT, 1000, flags=ENCAP_GUE) + vnet() + p
+    # Grown to ~600 segments of 100 bytes, twice: more outputs than out[] holds.
+    p = tcp4_packet(100, df=False)
+    s["gue_gso_grow_manyseg"] = tx_cfg(MODE_IPIP, 9000, flags=ENCAP_GUE | GROW | TWICE,
+                                       grow=60000) + gso_frame(p, 20, 20, 100, GSO_TCPV4)
     return s
 
 
@@ -489,15 +531,168 @@ def cli_seeds():
     }
 
 
+# ---------------------------------------------------------------- fuzz_gro seeds
+
+GRO_OFF, GRO_TWICE = 1, 2                   # fuzz_gro.c, byte 0
+FIX_LEN, FIX_TCP, CONTINUE = 1, 2, 4        # fuzz_gro.c, each chunk's flags
+GRO_ACK4, GRO_ACK6 = 0x5A100001, 0x77000001
+
+
+def seg4(seq, pay, flags=ACK, ident=0x100, df=True, sport=40001, ack=GRO_ACK4,
+         opts=TCP_TS_OPTS, bad=False, tos=0, ttl=64, ip_options=b"", seed=0):
+    """An IPv4 TCP segment as it comes out of the tunnel: complete checksums."""
+    seg = tcp(sport, 443, seq & 0xFFFFFFFF, ack, flags, pattern(pay, seed), opts, window=501)
+    seg = l4_full(seg, 16, pseudo4(a4(HOST4_A), a4(HOST4_B), IPPROTO_TCP, len(seg)))
+    if bad:
+        seg = seg[:17] + bytes([seg[17] ^ 0x40]) + seg[18:]
+    return ipv4(HOST4_A, HOST4_B, IPPROTO_TCP, seg, tos=tos, ttl=ttl, ident=ident & 0xFFFF,
+                df=df, options=ip_options)
+
+
+def seg6(seq, pay, flags=ACK, sport=40000, ack=GRO_ACK6, opts=TCP_TS_OPTS, bad=False,
+         tclass=0, hlim=64, seed=0):
+    seg = tcp(sport, 443, seq & 0xFFFFFFFF, ack, flags, pattern(pay, seed), opts, window=501)
+    seg = l4_full(seg, 16, pseudo6(a6(HOST6_A), a6(HOST6_B), IPPROTO_TCP, len(seg)))
+    if bad:
+        seg = seg[:17] + bytes([seg[17] ^ 0x40]) + seg[18:]
+    return ipv6(HOST6_A, HOST6_B, IPPROTO_TCP, seg, tclass=tclass, flow=0x12345, hlim=hlim)
+
+
+def chunk(pkt, flags=0):
+    return struct.pack(">BH", flags, len(pkt)) + pkt
+
+
+def cont(pay, off=0, xor=0, flags=CONTINUE):
+    """The next segment of the previous packet's flow, made by the harness."""
+    return struct.pack(">BHBBH", flags, 4, off, xor, pay)
+
+
+def run(mk, seq, sizes, **kw):
+    """Contiguous segments of one flow: mk(seq, pay, ident=..., flags=...) for each size;
+    a size given as (n, flags) sets that segment's flags."""
+    out = []
+    for k, sz in enumerate(sizes):
+        pay, fl = sz if isinstance(sz, tuple) else (sz, ACK)
+        extra = dict(kw)
+        if mk is seg4:
+            extra["ident"] = kw.get("ident", 0x100) + k
+        out.append(mk(seq, pay, flags=fl, seed=k, **{k2: v for k2, v in extra.items()
+                                                      if k2 != "seed"}))
+        seq += pay
+    return out
+
+
+def gro_seeds():
+    s = {}
+    # Five contiguous IPv4 segments of one flow, 4 x 1448 + 500: one item of five.
+    s["tcp4_run5"] = b"\0" + b"".join(chunk(p) for p in run(seg4, 1000, [1448] * 4 + [500]))
+    # IPv6, 3 x 1428 then one byte with PSH: one item, PSH on the head.
+    s["tcp6_run_psh"] = b"\0" + b"".join(
+        chunk(p) for p in run(seg6, 0xFFFFF000, [1428] * 3 + [(1, ACK | PSH)]))
+    # Two flows interleaved, IPv4 and IPv6: two items each, in order.
+    a = run(seg4, 5000, [500] * 3)
+    b = run(seg4, 90000, [500] * 3, sport=40002, ident=0x900)
+    s["tcp4_two_flows"] = b"\0" + b"".join(chunk(p) for pair in zip(a, b) for p in pair)
+    a = run(seg6, 5000, [700] * 3)
+    b = run(seg6, 90000, [700] * 2, sport=40002)
+    s["tcp6_two_flows"] = b"\0" + b"".join(chunk(p) for p in [a[0], b[0], a[1], b[1], a[2]])
+    # A PSH in the middle closes the item; the next starts another.
+    s["tcp4_psh_middle"] = b"\0" + b"".join(
+        chunk(p) for p in run(seg4, 1, [1000, (1000, ACK | PSH), 1000, 10]))
+    # A wrong checksum: never merged; the segments after it merge without it.
+    p = run(seg4, 7, [800] * 4)
+    p[1] = seg4(7 + 800, 800, ident=0x101, seed=1, bad=True)
+    s["tcp4_bad_csum"] = b"\0" + b"".join(chunk(x) for x in p)
+    p = run(seg6, 7, [800] * 3)
+    p[0] = seg6(7, 800, bad=True)
+    s["tcp6_bad_csum_head"] = b"\0" + b"".join(chunk(x) for x in p)
+    # DF clear: IDs count up across 0xffff, sequence numbers across 2^32.
+    s["tcp4_nodf_ids_wrap"] = b"\0" + b"".join(
+        chunk(p) for p in run(seg4, 0xFFFFF800, [1000] * 3 + [300], df=False, ident=0xFFFE))
+    # GRO off: the same run goes up segment by segment; and a batch run twice.
+    s["disabled_tcp4"] = bytes([GRO_OFF]) + b"".join(chunk(p) for p in run(seg4, 1, [600] * 3))
+    s["twice_tcp6"] = bytes([GRO_TWICE]) + b"".join(chunk(p) for p in run(seg6, 1, [900] * 4))
+    # One segment and 64 made by the harness: an item of 64 fills the batch, the 65th is
+    # refused.
+    s["cont_tcp4_64seg"] = b"\0" + chunk(seg4(1, 100, opts=b"")) + b"".join(cont(100) for _ in range(64))
+    # 72 + 45 x 1428 + 1203 = 65535 bytes, then one byte more: the last goes alone.
+    s["cont_tcp6_65535"] = b"\0" + chunk(seg6(1, 1428)) + b"".join(cont(1428) for _ in range(44)) + \
+        cont(1203) + cont(1)
+    # Damaged on the way: TTL changed (not covered by the TCP checksum), a port changed
+    # (covered), then undamaged again.
+    s["cont_damaged"] = b"\0" + chunk(seg4(1, 1000)) + cont(1000) + cont(1000, off=8, xor=1) + \
+        cont(1000, off=21, xor=4) + cont(1000)
+    # DF clear, and the next segment's ID skips one (header checksum made right again):
+    # RFC 6864 says it may not merge.
+    s["cont_nodf_id_skip"] = b"\0" + chunk(seg4(1, 1000, df=False, ident=0x4000)) + \
+        cont(1000) + cont(1000, off=5, xor=3, flags=CONTINUE | FIX_LEN) + cont(1000)
+    # Other packets among a flow's: UDP, a pure ACK of the flow (nothing may pass it),
+    # IPv4 with options and a first fragment.
+    udp4 = ipv4(HOST4_A, HOST4_B, IPPROTO_UDP, l4_full(
+        udp(5353, 53, pattern(100, 9)), 6, pseudo4(a4(HOST4_A), a4(HOST4_B), IPPROTO_UDP, 108)))
+    p = run(seg4, 1, [500] * 4)
+    pure_ack = seg4(1 + 1000, 0, ident=0x102)
+    opts = seg4(1 + 1500, 500, ident=0x103, ip_options=bytes([1, 1, 1, 0]))
+    mf = ipv4(HOST4_A, HOST4_B, IPPROTO_TCP, seg4(1, 500)[20:], ident=0x104, df=False, mf=True)
+    s["mixed_between"] = b"\0" + b"".join(chunk(x) for x in [p[0], udp4, p[1], pure_ack, p[2], opts, mf, p[3]])
+    # Raw bytes the harness makes into valid packets: lengths and checksums left to it.
+    rough = bytearray(seg6(1, 300))
+    rough[4:6] = b"\0\0"
+    rough[56:58] = b"\0\0"
+    s["fixups"] = b"\0" + chunk(bytes(rough), FIX_LEN | FIX_TCP) + cont(300, flags=CONTINUE | FIX_TCP)
+    return s
+
+
+# ---------------------------------------------------------------- fuzz_config seeds
+
+def config_seeds():
+    """fuzz_config.c: the text of a sitd.conf(5) file, as is."""
+    nogso61 = " nogso" * 61
+    return {
+        "example": b"# A 6in4 tunnel to a tunnel broker.\n"
+                   b"tunnel he-ipv6\n"
+                   b"\tmode sit remote 203.0.113.1 local 192.0.2.10\n"
+                   b"\tttl 255\n"
+                   b"\n"
+                   b"# IPv4 in IPv4 inside UDP, to cross a NAT.\n"
+                   b"tunnel ipip0 mode ipip remote 198.51.100.7 local 192.0.2.10\n"
+                   b"\tencap fou encap-dport 5555 encap-csum\n",
+        "one_line": b"tunnel sit1 mode sit remote 192.0.2.2 local 192.0.2.1 ttl 64\n",
+        "crlf_comments": b"# made on Windows\r\ntunnel sit1\r\n\tremote 192.0.2.2 # peer\r\n\r\n"
+                         b"tunnel ipip1 remote 198.51.100.7 ttl 64\r\n\tmtu 1400\r\n",
+        "all_keywords": b"tunnel\n name t-any\n mode any remote 203.0.113.9 local any\n"
+                        b" hoplimit inherit tclass inherit/b8 nopmtudisc dev eth0 mtu 1472\n"
+                        b" encap gue encap-sport auto encap-dport 6080 encap-csum\n"
+                        b" noencap-udp6-csum noencap-remcsum nogso nogro\n"
+                        b"tunnel sit7 remote 198.51.100.1 dsfield 10 hlim 1 pmtudisc"
+                        b" encap fou encap-sport 4000 encap-dport 5555\n",
+        "five_tunnels": b"".join(b"tunnel sit%d remote 192.0.2.%d\n" % (i, i + 1) for i in range(5)),
+        "words_64": b"tunnel sit1 remote 192.0.2.2\n" + nogso61.encode() + b"\n",
+        "bad_ttl_line7": b"# sitd.conf\ntunnel sit1\n\tmode sit\n\tremote 192.0.2.2\n\n"
+                         b"# the hop limit\n\tttl 300\n",
+        "missing_remote": b"tunnel sit1 remote 192.0.2.2\n# second\ntunnel sit2\n\tmode sit\n",
+        "duplicate": b"tunnel sit1 remote 192.0.2.2\ntunnel sit1 remote 192.0.2.3\n",
+        "word_before_tunnel": b"mode sit\ntunnel sit1 remote 192.0.2.2\n",
+        "word_64_bytes": b"tunnel sit1 remote 192.0.2.2 mtu " + b"0" * 60 + b"1400\n",
+        "words_65": b"tunnel sit1 remote 192.0.2.2\n" + nogso61.encode() + b" nogro\n",
+        "nul_byte": b"tunnel sit1 remote 192.0.2.2\n# a comment \0 with a NUL\n\tmtu 14\x0000\n",
+        "value_missing": b"tunnel sit1 remote 192.0.2.2 ttl\n",
+        "empty_stanza": b"tunnel\ntunnel sit1 remote 192.0.2.2\n",
+        # sitd show -j must stay JSON whatever bytes a name has (dev_valid_name allows '"').
+        "regress-json-quote-in-name": b'tunnel sit"1 remote 192.0.2.2\n',
+    }
+
+
 # ---------------------------------------------------------------- main
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     targets = {"fuzz_tx": tx_seeds(), "fuzz_rx": rx_seeds(), "fuzz_icmp": icmp_seeds(),
-               "fuzz_cli": cli_seeds(), "fuzz_udp": udp_seeds()}
+               "fuzz_cli": cli_seeds(), "fuzz_udp": udp_seeds(), "fuzz_config": config_seeds(),
+               "fuzz_gro": gro_seeds()}
     for target, seeds in targets.items():
-        assert len(seeds) < 20, target
+        assert len(seeds) < 32, target
         d = os.path.join(out, target)
         os.makedirs(d, exist_ok=True)
         for name, data in sorted(seeds.items()):

@@ -78,6 +78,7 @@ enum mut {
 	M_EXT,		/* IPv6 Destination Options header of v bytes before TCP */
 	M_EMPTY,	/* no payload: a pure ACK */
 	M_BADCSUM,	/* TCP checksum wrong */
+	M_BADIPCSUM,	/* IPv4 header checksum wrong */
 	M_UDP,		/* a UDP datagram instead */
 	M_ICMP6,	/* an ICMPv6 echo request instead */
 };
@@ -183,7 +184,8 @@ static void build_seg(unsigned k, const struct sd *d)
 	case M_IPOPT: p.ip_optlen = d->v; break;
 	case M_EXT: p.ext_len = d->v; break;
 	case M_NONE: case M_SPORT: case M_DPORT: case M_SADDR: case M_DADDR: case M_TSVAL: case M_TSECR: case M_MF:
-	case M_FRAGOFF: case M_FLOWLBL: case M_EMPTY: case M_BADCSUM: case M_UDP: case M_ICMP6:
+	case M_FRAGOFF: case M_FLOWLBL: case M_EMPTY: case M_BADCSUM: case M_BADIPCSUM: case M_UDP:
+	case M_ICMP6:
 		break;
 	}
 	if (d->m == M_UDP) {
@@ -219,7 +221,8 @@ static void build_seg(unsigned k, const struct sd *d)
 	case M_FRAGOFF: pg_put16(b + 6, (uint16_t)(pg_get16(b + 6) | d->v)); fix = true; break;
 	case M_FLOWLBL: b[3] ^= 1; fix = true; break;
 	case M_NONE: case M_ACK: case M_TCPOPT: case M_DS: case M_TTL: case M_DF: case M_ID:
-	case M_IPOPT: case M_EXT: case M_EMPTY: case M_BADCSUM: case M_UDP: case M_ICMP6:
+	case M_IPOPT: case M_EXT: case M_EMPTY: case M_BADCSUM: case M_BADIPCSUM: case M_UDP:
+	case M_ICMP6:
 		break;
 	}
 	if (fix)
@@ -229,8 +232,12 @@ static void build_seg(unsigned k, const struct sd *d)
 		t[17] ^= 0x40;	/* never 0x0000 <-> 0xffff: wrong in one's complement too */
 		assert_false(pg_l4_csum_ok(b, l3[k], PG_PROTO_TCP));
 	}
-	if (b[0] >> 4 == 4)
+	if (d->m == M_BADIPCSUM) {
+		b[11] ^= 0x40;
+		assert_false(pg_ip4_csum_ok(b));
+	} else if (b[0] >> 4 == 4) {
 		assert_true(pg_ip4_csum_ok(b));
+	}
 	memcpy(orig[k], b, plen[k]);
 }
 
@@ -561,6 +568,9 @@ static const struct scen rule_cases[] = {
 	{ .name = "no merge: wrong TCP checksum on the second (never merged, rx_csum_bad)",
 	  .version = 4, .n = 2, .csum_bad = 1,
 	  .seg = { {0}, { .m = M_BADCSUM, .item = 1, .nc = true } } },
+	{ .name = "no merge: wrong IPv4 header checksum on the head (inet_gro_receive refuses it too)",
+	  .version = 4, .n = 2,
+	  .seg = { { .m = M_BADIPCSUM, .nc = true }, { .item = 1 } } },
 	{ .name = "no merge IPv6: wrong TCP checksum on the head; the next two merge without it",
 	  .version = 6, .n = 3, .csum_bad = 1,
 	  .seg = { { .m = M_BADCSUM, .nc = true }, { .item = 1 }, { .item = 1 } } },
