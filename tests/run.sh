@@ -16,9 +16,9 @@ make -j"$jobs" all build/asan/sitd fuzz-build
 log=$(mktemp /tmp/sitd-check.XXXXXX)
 trap 'rm -f "$log"' EXIT
 set +e
-make check FUZZ_SECONDS="${FUZZ_SECONDS:-20}" 2>&1 | tee "$log"
+make -k check FUZZ_SECONDS="${FUZZ_SECONDS:-20}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 awk '/^[0-9]+ passed, [0-9]+ failed$/ { p += $1; f += $3; n++ }
-     END { print "total: " p " passed, " f " failed" }' "$log"
+     END { print "total: " p + 0 " passed, " f + 0 " failed" }' "$log"
 exit "$rc"
