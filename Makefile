@@ -37,7 +37,7 @@ ASAN_CORE_OBJS := $(CORE_SRCS:%.c=$(O)/asan/%.o)
 ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/asan/unit/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
-.PHONY: all install bench-tools unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
+.PHONY: all install bench-tools integration-plain integration-asan unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
 all: $(O)/sitd
 bench-tools: $(O)/blast $(O)/sitd
 
@@ -83,8 +83,10 @@ fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # Every integration test twice: the -O2 daemon, then the ASan+UBSan one.
-integration: $(O)/sitd $(O)/asan/sitd
+integration: integration-plain integration-asan
+integration-plain: $(O)/sitd
 	$(Q)SITD=$(CURDIR)/$(O)/sitd tests/integration/run.sh
+integration-asan: $(O)/asan/sitd
 	$(Q)SITD=$(CURDIR)/$(O)/asan/sitd tests/integration/run.sh
 
 # The benchmark's raw-socket ceiling (bench/run.sh).

@@ -35,14 +35,30 @@ refuses "no mode and a name that does not say" 'cannot determine tunnel mode' t0
 refuses "unknown underlay device" 'cannot find device "nosuch0"' t0 mode sit remote $B4 dev nosuch0
 check "help exits 0" ip netns exec "$NS_A" "$SITD" help
 
-# Without CAP_NET_ADMIN (an unprivileged user, no capabilities).
-err=$(ip netns exec "$NS_A" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+# Without CAP_NET_ADMIN (an unprivileged user, no capabilities), with a /dev/net/tun it
+# may open (Debian's mode 0666; a node of our own in a private mount namespace, since
+# this machine's is 0600): the kernel refuses TUNSETIFF.
+printf '#!/bin/sh\nmount -t tmpfs none /dev/net && mknod -m 666 /dev/net/tun c 10 200 && exec "$@"\n' \
+	>"$LOGDIR/tun666.sh"
+chmod 755 "$LOGDIR/tun666.sh" "$LOGDIR"
+unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+err=$(ip netns exec "$NS_A" unshare -m --propagation private "$LOGDIR/tun666.sh" "${unpriv[@]}" \
 	"$SITD" -S "$LOGDIR/t1.sock" t1 mode sit remote $B4 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && grep -q 'needs CAP_NET_ADMIN' <<<"$err"; then
 	ok "unprivileged: $err"
 else
 	not_ok "unprivileged: exit $rc, stderr: $err"
+fi
+# With a /dev/net/tun it may not open: that, said as such.
+err=$(ip netns exec "$NS_A" unshare -m --propagation private sh -c \
+	"mount -t tmpfs none /dev/net && mknod -m 600 /dev/net/tun c 10 200 && exec \"\$@\"" sh \
+	"${unpriv[@]}" "$SITD" -S "$LOGDIR/t1.sock" t1 mode sit remote $B4 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'cannot open /dev/net/tun for "t1" as uid 65534' <<<"$err"; then
+	ok "unprivileged, /dev/net/tun 0600: $err"
+else
+	not_ok "unprivileged, /dev/net/tun 0600: exit $rc, stderr: $err"
 fi
 
 # Without /dev/net/tun (a private mount namespace hides it).

@@ -21,8 +21,14 @@ big_b
 # Learned values expire after 5 s here instead of the kernel's 600, to see one expire.
 na sysctl -qw net.ipv4.route.mtu_expires=5
 transfer_bg $B6
-sleep 1
-ss_line=$(na ss -tin dst "[$B6]" | grep -o 'advmss:[0-9]* .*\| mss:[0-9]*' | head -n 2 | tr '\n' ' ')
+# Sample the connection while it runs; keep the last sample that shows an MSS.
+ss_line=
+for _ in $(seq 40); do
+	line=$(na ss -tin dst "[$B6]" | grep -o 'advmss:[0-9]* .*\| mss:[0-9]*' | head -n 2 | tr '\n' ' ')
+	[[ $line == *" mss:"* ]] && ss_line=$line
+	kill -0 "$BG" 2>/dev/null || break
+	sleep 0.1
+done
 wait "$BG"
 check "R at 1400: 200 MB through the tunnel, sha256 equal" test "$(cat "$LOGDIR/bg.out")" = ""
 mtu=$(stat "$PID_A" path_mtu)
