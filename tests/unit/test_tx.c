@@ -14,15 +14,12 @@
 #include <cmocka.h>
 
 #include "pktgen.h"
+#include "txharness.h"
 #include "tx.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static struct sitd_tx tx;
 static struct sitd_stats st;
-static uint8_t frame[PG_VNET_LEN + 65536 + 256];
-static uint8_t orig[sizeof(frame)];
-static uint8_t *const ip = frame + PG_VNET_LEN;
 
 struct seg {
 	uint8_t *p;
@@ -71,47 +68,12 @@ static void collect(void)
 	}
 }
 
-static void drain(void)
-{
-	while (!sitd_tx_next(&tx)) {
-		collect();
-		sitd_tx_reset(&tx);
-	}
-	collect();
-	sitd_tx_reset(&tx);
-}
-
 static uint64_t total_drops(void)
 {
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < SITD_DROP_MAX; i++)
 		n += st.drop[i];
-	return n;
-}
-
-/* A frame with no offload: all-zero virtio_net_hdr, packet already at ip. */
-static uint32_t plain_frame(size_t pktlen)
-{
-	pg_vnet(frame, 0, PG_GSO_NONE, 0, 0, 0, 0);
-	memcpy(orig, frame, PG_VNET_LEN + pktlen);
-	return (uint32_t)(PG_VNET_LEN + pktlen);
-}
-
-/* An IPv6 (UDP) packet of exactly `len` bytes at ip. */
-static size_t ip6_packet(size_t len)
-{
-	return pg_udp_packet(ip, 6, (uint32_t)(len - 48), 0x66, false);
-}
-
-/* An IPv4 (UDP) packet of exactly `len` bytes at ip, DF as given. */
-static size_t ip4_packet(size_t len, bool df)
-{
-	size_t n = pg_udp_packet(ip, 4, (uint32_t)(len - 28), 0x44, false);
-
-	pg_put16(ip + 6, df ? PG_IP4_DF : 0);
-	pg_put16(ip + 10, 0);
-	pg_put16(ip + 10, pg_csum(ip, 20));
 	return n;
 }
 
