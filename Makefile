@@ -74,9 +74,9 @@ unit-asan: $(ASAN_UNIT_BINS)
 
 # Fuzzers: libFuzzer (clang), each run for FUZZ_SECONDS on its committed corpus.
 FUZZ_FLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(O)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS)
+$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(CORE_SRCS)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(CLANG) $(CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(CORE_SRCS)
+	$(call say,FUZZ,$@)$(CLANG) $(CPPFLAGS) -Itests/fuzz $(FUZZ_FLAGS) -o $@ $< $(CORE_SRCS)
 
 fuzz-build: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)

@@ -21,16 +21,9 @@
 #include "cli.h"
 #include "conf.h"
 #include "wire.h"
-
-#define CHECK(c)                         \
-	do {                             \
-		if (!(c))                \
-			__builtin_trap(); \
-	} while (0)
+#include "fuzz.h"
 
 enum { MAX_ARGS = 64, ERR_LEN = 512, FMT_LEN = 512 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool valid_name(const char *s)
 {

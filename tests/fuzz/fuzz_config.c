@@ -36,12 +36,7 @@
 #include "config.h"
 #include "show.h"
 #include "stats.h"
-
-#define CHECK(c)                         \
-	do {                             \
-		if (!(c))                \
-			__builtin_trap(); \
-	} while (0)
+#include "fuzz.h"
 
 enum {
 	TEXT_MAX = 1 << 16, ERR_LEN = 512, WORDS_MAX = 64, WORD_MAX = 64,
@@ -51,8 +46,6 @@ enum {
 #undef ONE
 	STATS_LINES = 2 + NCTR + SITD_DROP_MAX,	/* the tunnel's, path_mtu, counters, drops */
 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- The oracle ---- */
 

@@ -48,16 +48,9 @@
 #include "inet.h"
 #include "stats.h"
 #include "wire.h"
-
-#define CHECK(c)                         \
-	do {                             \
-		if (!(c))                \
-			__builtin_trap(); \
-	} while (0)
+#include "fuzz.h"
 
 enum { MAXPKT = GRO_BATCH + 1, KEY_LEN = 1 + 32 + 4, PKT_MAX = 65535 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct sitd_gro g;
 static struct sitd_stats st;

@@ -33,19 +33,12 @@
 #include "icmperr.h"
 #include "inet.h"
 #include "wire.h"
-
-#define CHECK(c)                         \
-	do {                             \
-		if (!(c))                \
-			__builtin_trap(); \
-	} while (0)
+#include "fuzz.h"
 
 enum {
 	CFG_LEN = 25, CAP_MASK = 0x7ff,
 	LOCAL = 0xc0000201u /* 192.0.2.1 */, REMOTE = 0xc6336402u /* 198.51.100.2 */,
 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* What one built error must be. */
 struct expect {

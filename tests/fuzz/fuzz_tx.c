@@ -55,12 +55,7 @@
 #include "stats.h"
 #include "tx.h"
 #include "wire.h"
-
-#define CHECK(c)                         \
-	do {                             \
-		if (!(c))                \
-			__builtin_trap(); \
-	} while (0)
+#include "fuzz.h"
 
 enum {
 	CFG_LEN = 11, MAX_FRAMES = 64, MAX_SEGS = 4096,
@@ -68,8 +63,6 @@ enum {
 	LOCAL = 0xc0000201u,		/* 192.0.2.1 */
 	REMOTE = 0xc6336402u,		/* 198.51.100.2 */
 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct sitd_tx tx;
 static struct sitd_stats stats;
@@ -110,15 +103,6 @@ static struct {
 	uint16_t id;
 	uint8_t proto;
 } train;
-
-static uint64_t drops_total(void)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < SITD_DROP_MAX; i++)
-		n += stats.drop[i];
-	return n;
-}
 
 static bool hdr_csum_ok(const uint8_t *p, unsigned hlen)
 {
@@ -523,7 +507,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	for (uint32_t f = 0; f < nframes; f++) {
-		uint64_t before = drops_total();
+		uint64_t before = drops_total(&stats);
 		enum sitd_tx_verdict v;
 
 		/* Each frame its own copy: outputs point into the frame until flushed. */
@@ -534,7 +518,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		switch (v) {
 		case SITD_TX_SEND:
-			CHECK(drops_total() == before);
+			CHECK(drops_total(&stats) == before);
 			CHECK(tx.nseg >= 1 && tx.next_seg == 0);
 			CHECK(tx.hdrlen == 0 || tx.gso_size > 0);
 			CHECK(tx.len <= flen - VNET_HDR_LEN && tx.hdrlen <= tx.len);
@@ -556,13 +540,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(tx.next_seg == tx.nseg);
 			break;
 		case SITD_TX_ICMP:
-			CHECK(drops_total() == before + 1);
+			CHECK(drops_total(&stats) == before + 1);
 			CHECK(stats.drop[SITD_DROP_tx_too_big] >= 1);
 			verify_icmp(false);
 			verify_too_big(flen);
 			break;
 		case SITD_TX_DROP:
-			CHECK(drops_total() == before + 1);
+			CHECK(drops_total(&stats) == before + 1);
 			CHECK(tx.icmp_len == 0);
 			break;
 		default:

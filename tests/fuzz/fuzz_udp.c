@@ -31,25 +31,9 @@
 #include "rx.h"
 #include "stats.h"
 #include "wire.h"
-
-#define CHECK(c)                         \
-	do {                             \
-		if (!(c))                \
-			__builtin_trap(); \
-	} while (0)
+#include "fuzz.h"
 
 enum { CFG_LEN = 10 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static uint64_t drops_total(const struct sitd_stats *st)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < SITD_DROP_MAX; i++)
-		n += st->drop[i];
-	return n;
-}
 
 /* The one drop reason counted; SITD_DROP_MAX when none or several. */
 static enum sitd_drop the_drop(const struct sitd_stats *st)
@@ -64,20 +48,6 @@ static enum sitd_drop the_drop(const struct sitd_stats *st)
 		r = (enum sitd_drop)i;
 	}
 	return r;
-}
-
-/* RFC 6040 section 4.2, written out independently of ecn.h; -1 = drop. */
-static int rfc6040(unsigned outer, unsigned in)
-{
-	static const int8_t table[4][4] = {
-		/* outer:  Not-ECT  ECT(1)  ECT(0)  CE      inner: */
-		{ ECN_NOT_ECT, ECN_NOT_ECT, ECN_NOT_ECT, -1 },		/* Not-ECT */
-		{ ECN_ECT1, ECN_ECT1, ECN_ECT1, ECN_CE },		/* ECT(1) */
-		{ ECN_ECT0, ECN_ECT1, ECN_ECT0, ECN_CE },		/* ECT(0) */
-		{ ECN_CE, ECN_CE, ECN_CE, ECN_CE },			/* CE */
-	};
-
-	return table[in & 3][outer & 3];
 }
 
 /* A drop for which this function may count: the UDP path's reasons only. */
