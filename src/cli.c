@@ -19,16 +19,6 @@ void sitd_conf_defaults(struct sitd_conf *c)
 	c->pmtudisc = true;
 }
 
-unsigned sitd_mtu_min(enum sitd_mode m)
-{
-	return m == SITD_MODE_IPIP ? IPV4_MIN_MTU : IPV6_MIN_MTU;
-}
-
-unsigned sitd_mtu_max(const struct sitd_conf *c)
-{
-	return IP_MAX_LEN - sitd_encap_len(c);
-}
-
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {

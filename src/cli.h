@@ -40,8 +40,4 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
  */
 size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len);
 
-/* The kernel's device MTU bounds: sit 1280 and ipip 68, up to 65535 - the encapsulation. */
-unsigned sitd_mtu_min(enum sitd_mode m);
-unsigned sitd_mtu_max(const struct sitd_conf *c);
-
 #endif

@@ -105,3 +105,56 @@ int sitd_config_parse(const char *text, size_t len, struct sitd_conf *out, unsig
 		return -1;
 	return (int)n;
 }
+
+unsigned sitd_config_count(const char *text, size_t len)
+{
+	unsigned n = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start;
+
+		if (text[i] == '#') {
+			while (i < len && text[i] != '\n')
+				i++;
+			continue;
+		}
+		if (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n' ||
+		    text[i] == '\0') {
+			i++;
+			continue;
+		}
+		start = i;
+		while (i < len && text[i] != ' ' && text[i] != '\t' && text[i] != '\r' &&
+		       text[i] != '\n' && text[i] != '#' && text[i] != '\0')
+			i++;
+		n += i - start == 6 && !memcmp(text + start, "tunnel", 6);
+	}
+	return n;
+}
+
+/* The index of the stanza named `name` in list, or -1; `hint` is tried first. */
+static long find_name(const struct sitd_conf *list, unsigned n, const char *name, unsigned hint)
+{
+	if (hint < n && !strcmp(list[hint].name, name))
+		return hint;
+	for (unsigned k = 0; k < n; k++)
+		if (!strcmp(list[k].name, name))
+			return k;
+	return -1;
+}
+
+void sitd_config_diff(const struct sitd_conf *old, unsigned nold, const struct sitd_conf *next,
+		      unsigned nnext, bool *old_keep, bool *new_add)
+{
+	for (unsigned j = 0; j < nnext; j++)
+		new_add[j] = true;
+	/* Both come from sitd_config_parse, which fills every byte: memcmp compares settings. */
+	for (unsigned i = 0; i < nold; i++) {
+		long j = find_name(next, nnext, old[i].name, i);
+
+		old_keep[i] = j >= 0 && !memcmp(&old[i], &next[j], sizeof(old[i]));
+		if (old_keep[i])
+			new_add[j] = false;
+	}
+}

@@ -14,11 +14,10 @@
 #ifndef SITD_CONFIG_H
 #define SITD_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "conf.h"
-
-enum { SITD_MAX_TUNNELS = 64 };
 
 /*
  * Parse `text` into at most `cap` tunnels.  Returns how many, or -1 with "LINE: message"
@@ -27,5 +26,17 @@ enum { SITD_MAX_TUNNELS = 64 };
  */
 int sitd_config_parse(const char *text, size_t len, struct sitd_conf *out, unsigned cap, char *err,
 		      size_t errlen);
+
+/* How many stanzas text holds: the size of the array sitd_config_parse needs. */
+unsigned sitd_config_count(const char *text, size_t len);
+
+/*
+ * A reload, as a pure decision: old[i] keeps running (old_keep[i]) when the new file has a
+ * stanza of that name with the very same settings; new[j] is to be started (new_add[j])
+ * when its name is new or its settings changed.  A changed tunnel is stopped and started
+ * again; every other tunnel is left alone, so its device, addresses and traffic stay.
+ */
+void sitd_config_diff(const struct sitd_conf *old, unsigned nold, const struct sitd_conf *next,
+		      unsigned nnext, bool *old_keep, bool *new_add);
 
 #endif

@@ -59,4 +59,20 @@ static inline uint8_t sitd_outer_proto(unsigned ip_version)
 	return ip_version == 6 ? SITD_MODE_SIT : SITD_MODE_IPIP;
 }
 
+/*
+ * The kernel's device MTU bounds: sit 1280 (IPV6_MIN_MTU, ipip6_tunnel_change_mtu) and
+ * ipip 68, up to 65535 - the encapsulation (ip_tunnel_change_mtu).
+ */
+unsigned sitd_mtu_min(enum sitd_mode m);
+unsigned sitd_mtu_max(const struct sitd_conf *c);
+
+/*
+ * The device MTU when none is given, as ip_tunnel_bind_dev() picks it: the underlay's
+ * MTU (the route to the remote) minus the encapsulation, kept within the bounds.
+ */
+unsigned sitd_mtu_default(const struct sitd_conf *c, unsigned underlay_mtu);
+
+/* An MTU set with `ip link set NAME mtu N`, put back within the bounds. */
+unsigned sitd_mtu_clamp(const struct sitd_conf *c, unsigned mtu);
+
 #endif

@@ -20,7 +20,7 @@ enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_
 	unsigned hl;
 	size_t ilen, n;
 	uint8_t proto;
-	bool exceeded;
+	bool exceeded, relayable;
 
 	*out_len = 0;
 	/* Ours: an outer packet from local to remote, of a protocol this tunnel sends. */
@@ -53,9 +53,11 @@ enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_
 
 	inner = q + hl;
 	ilen = e->len - hl;
+	relayable = false;
 	if (proto == IPPROTO_IPV6 && ilen >= IPV6_HDR_LEN + 8 && ip_version(inner) == 6) {
 		uint8_t src[16] = { [10] = 0xff, [11] = 0xff };
 
+		relayable = true;
 		wr32(src + 12, e->offender);
 		/* The quote may be cut short: relay what there is, with its own length. */
 		n = sitd_icmp6_error_quote(out, cap, exceeded ? ICMP6_TIME_EXCEEDED : ICMP6_DST_UNREACH,
@@ -73,6 +75,8 @@ enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_
 		*out_len = n;
 		return ERR_RELAY;
 	}
+	if (relayable)
+		return ERR_DECLINED;
 	if (exceeded && c->ttl == 0)
 		return ERR_IGNORE;
 	return ERR_DAMP;

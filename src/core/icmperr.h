@@ -19,6 +19,7 @@ enum sitd_err_action {
 	ERR_PMTU,	/* Fragmentation Needed: the path MTU changed */
 	ERR_RELAY,	/* an error for the inner sender is in `out` */
 	ERR_DAMP,	/* cannot relay: count it for the damper (see struct sitd_damper) */
+	ERR_DECLINED,	/* relayable, but no error may answer this sender (RFC 4443 2.4(e)) */
 };
 
 struct sitd_err {
@@ -38,7 +39,12 @@ struct sitd_err {
  * exceeded from the router's address.  The quoted inner packet must hold its IP header
  * and 8 more bytes; when it does not, ERR_DAMP, unless ttl is inherited and the error is
  * time exceeded (the kernel's exception: with ttl inherit, that error is the inner
- * sender's own doing).
+ * sender's own doing).  For IPv6 inside, a quote long enough to relay counts as relayed
+ * even when ICMPv6's rules forbid the error (an inner multicast destination, an inner
+ * error, an unspecified source): ERR_DECLINED, not damped, as ipip6_err() returns once
+ * ip6_err_gen_icmpv6_unreach() has handed the error to icmp6_send(), which may then
+ * decline it.  So a new device's MLD reports and router solicitations, answered by a
+ * peer that is not up yet, never turn the first real connection into a link failure.
  */
 enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_err *e, uint8_t *out,
 				   size_t cap, size_t *out_len);
@@ -54,6 +60,19 @@ struct sitd_damper {
 };
 
 #define SITD_ERR_TIMEO_NS (30ull * 1000000000ull)
+
+/*
+ * A valid packet from the remote ends the count.  The kernel keeps counting until the
+ * 30 s pass, but its peers answer a tunnel that is not up yet with errors it can relay;
+ * sitd's peer may be a host whose sitd starts a moment later and whose kernel answers
+ * "protocol unreachable" until then.  Traffic from the remote proves the path works, so
+ * the reports of the errors before it would be false.
+ */
+static inline void damper_clear(struct sitd_damper *d)
+{
+	if (__atomic_load_n(&d->count, __ATOMIC_RELAXED))
+		__atomic_store_n(&d->count, 0, __ATOMIC_RELAXED);
+}
 
 static inline void damper_note(struct sitd_damper *d, uint64_t now_ns)
 {

@@ -36,6 +36,9 @@
 #include "config.h"
 #include "show.h"
 #include "stats.h"
+
+/* The cap the fuzzer passes; the daemon sizes its array with sitd_config_count. */
+enum { SITD_MAX_TUNNELS = 64 };
 #include "fuzz.h"
 
 enum {
@@ -431,6 +434,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(n == o.n);
 	if (n >= 0) {
 		CHECK(n <= SITD_MAX_TUNNELS);
+		CHECK((unsigned)n <= sitd_config_count(text, size));
 		for (int i = 0; i < n; i++) {
 			CHECK(valid_name(out[i].name));
 			CHECK(out[i].remote != 0);

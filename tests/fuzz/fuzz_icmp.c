@@ -153,7 +153,7 @@ static void tunnel_error(const uint8_t *data, size_t cap, const uint8_t *pkt, si
 
 	a = sitd_icmp_err(&c, &e, out, cap, &n);
 	CHECK(a == ERR_IGNORE || a == ERR_NOT_OURS || a == ERR_PMTU || a == ERR_RELAY ||
-	      a == ERR_DAMP);
+	      a == ERR_DAMP || a == ERR_DECLINED);
 	CHECK((a == ERR_RELAY) == (n != 0));
 	if (a == ERR_NOT_OURS)
 		return;
@@ -166,7 +166,10 @@ static void tunnel_error(const uint8_t *data, size_t cap, const uint8_t *pkt, si
 	CHECK(pkt[IP4_PROTO] == IPPROTO_IPV6 || pkt[IP4_PROTO] == IPPROTO_IPIP);
 	CHECK(c.mode == SITD_MODE_ANY || pkt[IP4_PROTO] == (uint8_t)c.mode);
 	CHECK((a == ERR_PMTU) == (e.type == ICMP4_DEST_UNREACH && e.code == ICMP4_FRAG_NEEDED));
-	if (a == ERR_RELAY || a == ERR_DAMP)	/* unreachable, or TTL exceeded in transit */
+	/* Declined: only IPv6 inside, whose header and 8 bytes were quoted. */
+	if (a == ERR_DECLINED)
+		CHECK(pkt[IP4_PROTO] == IPPROTO_IPV6 && len >= hl + IPV6_HDR_LEN + 8);
+	if (a == ERR_RELAY || a == ERR_DAMP || a == ERR_DECLINED)	/* unreachable, or TTL exceeded */
 		CHECK(e.type == ICMP4_DEST_UNREACH ||
 		      (e.type == ICMP4_TIME_EXCEEDED && e.code == 0));
 

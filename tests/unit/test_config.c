@@ -31,7 +31,8 @@ _Static_assert(sizeof(MTU63) == 64 && sizeof(MTU64) == 65, "word lengths");
 #define NOGSO8 " nogso nogso nogso nogso nogso nogso nogso nogso"
 #define NOGSO61 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 " nogso nogso nogso nogso nogso"
 
-enum { MAXT = 4, ERR_LEN = 512 };
+/* The cap these tests pass (the daemon sizes its array with sitd_config_count). */
+enum { SITD_MAX_TUNNELS = 64, MAXT = 4, ERR_LEN = 512 };
 
 /* out[] of SITD_MAX_TUNNELS + 1, the one after `cap` a canary no parse may touch. */
 static struct sitd_conf out[SITD_MAX_TUNNELS + 1];
@@ -362,9 +363,69 @@ static void test_err_buffer(void **state)
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
 						  .initial_state = (void *)(uintptr_t)&(arr)[i] }
 
+/* sitd_config_count: stanzas, not words inside comments or longer words. */
+static void test_count(void **state)
+{
+	static const char t[] = "# tunnel in a comment\n"
+				"tunnel sit1 remote 192.0.2.2 # tunnel\n"
+				"tunnel\tsit2 remote 192.0.2.3\r\n"
+				"tunnels tunnelx xtunnel\n"
+				"tunnel";
+	char err[ERR_LEN];
+
+	(void)state;
+	assert_int_equal(sitd_config_count(t, sizeof(t) - 1), 3);
+	assert_int_equal(sitd_config_count(t, 0), 0);
+	assert_int_equal(sitd_config_count("tunnel a remote 192.0.2.2", 6), 1);
+	/* The count is what a successful parse needs: never fewer. */
+	assert_int_equal(sitd_config_parse(t, sizeof(t) - 7, out, sitd_config_count(t, sizeof(t) - 7),
+					   err, sizeof(err)), -1);	/* "tunnels" is no keyword */
+}
+
+static void parse_one(struct sitd_conf *c, const char *text)
+{
+	char err[ERR_LEN];
+
+	assert_int_equal(sitd_config_parse(text, strlen(text), c, 1, err, sizeof(err)), 1);
+}
+
+/*
+ * sitd_config_diff: kept when name and settings are equal; changed = stopped and started
+ * again; removed; added; order does not matter.
+ */
+static void test_diff(void **state)
+{
+	struct sitd_conf old[4], next[4];
+	bool keep[4], add[4];
+
+	(void)state;
+	parse_one(&old[0], "tunnel sit1 remote 192.0.2.2");
+	parse_one(&old[1], "tunnel sit2 remote 192.0.2.3");
+	parse_one(&old[2], "tunnel sit3 remote 192.0.2.4");
+	parse_one(&old[3], "tunnel ipip1 remote 192.0.2.5");
+	parse_one(&next[0], "tunnel sit3 remote 192.0.2.4");		/* same, moved */
+	parse_one(&next[1], "tunnel sit1 remote 192.0.2.2 ttl 64");	/* changed */
+	parse_one(&next[2], "tunnel sit9 remote 192.0.2.9");		/* new */
+	parse_one(&next[3], "tunnel ipip1 remote 192.0.2.5");		/* same, same place */
+	sitd_config_diff(old, 4, next, 4, keep, add);
+	assert_false(keep[0]);	/* sit1 changed */
+	assert_false(keep[1]);	/* sit2 removed */
+	assert_true(keep[2]);
+	assert_true(keep[3]);
+	assert_false(add[0]);
+	assert_true(add[1]);
+	assert_true(add[2]);
+	assert_false(add[3]);
+	/* Nothing before: everything is new; nothing after: everything goes. */
+	sitd_config_diff(old, 0, next, 4, keep, add);
+	assert_true(add[0] && add[1] && add[2] && add[3]);
+	sitd_config_diff(old, 4, next, 0, keep, add);
+	assert_true(!keep[0] && !keep[1] && !keep[2] && !keep[3]);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) + 4];
+	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) + 6];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_accept);
@@ -373,5 +434,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reject_then_accept);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_len_bounds);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_err_buffer);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_count);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_diff);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tunnel table: which tunnel an outer packet belongs to, looked up once per packet
+ * by (outer source, outer destination, arrival device), in the order of the kernel's
+ * ipip6_tunnel_lookup() (net/ipv6/sit.c):
+ *
+ *	1. remote and local both match		(tunnels with both set)
+ *	2. remote matches			(tunnels with local any)
+ *	3. local matches			(tunnels with remote any: 6to4, 6rd, ISATAP)
+ *	4. the wildcard				(remote any, local any)
+ *
+ * Within a class, a tunnel bound to a device (`dev`) matches only packets that arrived
+ * on it; an unbound one matches any.  Two tunnels with the same remote, local and
+ * device cannot both exist (the kernel answers EEXIST).
+ *
+ * A table is built whole from a list of entries into memory the caller provides, and is
+ * never changed afterwards: the daemon builds a new one on every change and publishes it,
+ * so a lookup takes no lock.  Hash chains are indexes into the entry array; the bucket
+ * count is a power of two at least twice the entries, so a lookup is O(1).  Pure.
+ */
+#ifndef SITD_TABLE_H
+#define SITD_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sitd_tent {
+	uint32_t remote, local;		/* 0 = any */
+	uint32_t link;			/* ifindex of `dev`, 0 = any */
+	void *tunnel;			/* what the lookup returns */
+	uint32_t next;			/* chain, filled by sitd_table_build */
+};
+
+enum sitd_tclass { SITD_T_RL, SITD_T_R, SITD_T_L, SITD_T_WC, SITD_T_CLASSES };
+
+struct sitd_table {
+	uint32_t mask;			/* buckets - 1 */
+	uint32_t n;
+	uint32_t *head[SITD_T_CLASSES];	/* per class: first entry of each bucket, or NONE */
+	struct sitd_tent *ent;
+};
+
+#define SITD_TABLE_NONE UINT32_MAX
+
+/* Bytes of memory sitd_table_build needs for n entries. */
+size_t sitd_table_mem(uint32_t n);
+
+/*
+ * Build a table of the n entries `in` (copied) in `mem` (sitd_table_mem(n) bytes,
+ * aligned for pointers).  Returns 0, or -1 when two entries have the same remote, local
+ * and link: then *dup_a < *dup_b are their indexes in `in`.
+ */
+int sitd_table_build(struct sitd_table *t, void *mem, size_t memlen, const struct sitd_tent *in,
+		     uint32_t n, uint32_t *dup_a, uint32_t *dup_b);
+
+/*
+ * The tunnel for a packet from `remote` to `local` that arrived on ifindex `link`
+ * (0: not known, as for ICMP errors, where the kernel does not check it either), or NULL.
+ */
+void *sitd_table_lookup(const struct sitd_table *t, uint32_t remote, uint32_t local, uint32_t link);
+
+#endif
