@@ -17,8 +17,9 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prot
 	-Wmissing-prototypes -Wmissing-declarations -Wold-style-definition -Wformat=2 \
 	-Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough -Wswitch-enum -Wdate-time
 CSTD := -std=gnu11
-CPPFLAGS += -D_GNU_SOURCE -Isrc -Isrc/core -Isrc/io
+CPPFLAGS += -D_GNU_SOURCE -DSITD_VERSION='"$(VERSION)"' -Isrc -Isrc/core -Isrc/io
 CFLAGS ?= -O2 -g
+VERSION ?= 0.2.0
 CFLAGS += $(CSTD) $(WARN) -fno-strict-aliasing -MMD -MP
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -26,7 +27,7 @@ Q := $(if $(V),,@)
 say = $(if $(V),,@printf '  %-6s %s\n' $(1) $(2);)
 
 CORE_SRCS := $(wildcard src/core/*.c) src/cli.c src/config.c src/show.c
-APP_SRCS := $(wildcard src/io/*.c) src/main.c
+APP_SRCS := $(wildcard src/io/*.c) src/main.c src/server.c src/client.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 

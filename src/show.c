@@ -223,3 +223,42 @@ size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t,
 		out(&p, "]\n");
 	return p.len;
 }
+
+/* The drops a worker counts before it knows the tunnel: these belong to the process. */
+static bool process_drop(int i)
+{
+	return i == SITD_DROP_rx_no_tunnel || i == SITD_DROP_rx_truncated;
+}
+
+size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *sp, bool json)
+{
+	struct pr p = { .buf = buf, .cap = cap, .len = 0, .json = json, .comma = false };
+
+	if (cap == 0)
+		return 0;
+	buf[0] = '\0';
+	pr_open(&p, NULL, NULL);
+	pr_u64(&p, "pid", "sitd: pid %" PRIu64, sp->pid);
+	pr_u64(&p, "tunnels", ", %" PRIu64 " tunnel(s)", sp->tunnels);
+	pr_u64(&p, "workers", ", %" PRIu64 " worker(s)\n", sp->workers);
+	if (json) {
+		key(&p, "paths");
+		out(&p, "[%s]", sp->paths);
+	} else {
+		out(&p, "%s", sp->paths);
+	}
+	pr_open(&p, "drops", NULL);
+	for (int i = 0; i < SITD_DROP_MAX; i++) {
+		char fmt[64];
+
+		if (!process_drop(i))
+			continue;
+		snprintf(fmt, sizeof(fmt), "  drop %s %%" PRIu64 "\n", sitd_drop_names[i]);
+		pr_u64(&p, sitd_drop_names[i], fmt, sp->stats->drop[i]);
+	}
+	pr_close(&p);
+	pr_close(&p);
+	if (json)
+		out(&p, "\n");
+	return p.len;
+}

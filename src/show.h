@@ -25,4 +25,13 @@ struct sitd_show_tunnel {
 size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
 			bool stats, bool json);
 
+/* `sitd status`: the process, its outer paths and the drops counted for no tunnel. */
+struct sitd_show_process {
+	unsigned pid, tunnels, workers;
+	const char *paths;		/* preformatted by the daemon: lines, or JSON objects */
+	const struct sitd_stats *stats;	/* process-level: only the drops before a lookup */
+};
+
+size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *p, bool json);
+
 #endif

@@ -25,6 +25,7 @@
 	X(rx_truncated, "outer IPv4 header or length inconsistent with bytes received")      \
 	X(rx_outer_csum, "outer IPv4 header checksum wrong")                                  \
 	X(rx_fragment, "outer IPv4 fragment (the kernel reassembles before raw sockets)")   \
+	X(rx_no_tunnel, "no tunnel has this outer source, destination and device (process)") \
 	X(rx_proto, "outer protocol not carried by this tunnel mode")                         \
 	X(rx_wrong_source, "outer source is not the configured remote")                       \
 	X(rx_wrong_dest, "outer destination is not the configured local")                     \

@@ -12,8 +12,8 @@
 /* The kernel's global ICMP budget: net.ipv4.icmp_msgs_per_sec 1000, burst 50. */
 enum { ICMP_RATE = 1000, ICMP_BURST = 50 };
 
-void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
-		  struct sitd_damper *damper, uint16_t first_id)
+void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
+		 struct sitd_damper *damper)
 {
 	tx->damper = damper;
 	tx->mode = conf->mode;
@@ -21,13 +21,19 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 	tx->encap_len = (uint8_t)sitd_encap_len(conf);
 	tx->encap_hdr = conf->encap == SITD_ENCAP_NONE ? OUTER_HDR_LEN :
 			conf->encap == SITD_ENCAP_GUE ? GUE_HDR_LEN : 0;
-	tx->frame = 0;
 	tx->local = conf->local;
 	tx->remote = conf->remote;
 	tx->ttl = conf->ttl;
 	tx->tos = conf->tos;
 	tx->pmtudisc = conf->pmtudisc;
 	tx->stats = stats;
+}
+
+void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
+		  struct sitd_damper *damper, uint16_t first_id)
+{
+	sitd_tx_use(tx, conf, stats, damper);
+	tx->frame = 0;
 	tx->ip_id = first_id;
 	rl_init(&tx->icmp_rl, ICMP_RATE, ICMP_BURST);
 	tx->nout = 0;

@@ -94,6 +94,14 @@ struct sitd_tx {
 void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
 		  struct sitd_damper *damper, uint16_t first_id);
 
+/*
+ * Point the pipeline at another tunnel (a worker serves many): its settings, counters and
+ * damper.  The outer ID sequence and the ICMP rate limit go on, as the kernel's are per
+ * host; outputs must have been sent first.
+ */
+void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
+		 struct sitd_damper *damper);
+
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
 				   uint32_t path_mtu, uint64_t now_ns);
 

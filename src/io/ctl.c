@@ -2,12 +2,14 @@
 #include "ctl.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static int addr_of(const char *path, struct sockaddr_un *sa)
@@ -22,72 +24,136 @@ static int addr_of(const char *path, struct sockaddr_un *sa)
 	return 0;
 }
 
-int ctl_listen(const char *path, gid_t gid)
+int ctl_dir(char *buf, size_t len)
 {
-	struct sockaddr_un sa;
-	int fd, probe, err;
+	struct stat st;
+	int n;
 
-	if (addr_of(path, &sa) < 0)
+	if (stat("/proc/self/ns/net", &st) < 0)
 		return -1;
-	if (!strncmp(path, SITD_RUNDIR "/", sizeof(SITD_RUNDIR)) && mkdir(SITD_RUNDIR, 0755) < 0 &&
-	    errno != EEXIST)
-		return -1;
-	/* A socket someone still answers on belongs to a running sitd; anything else is stale. */
-	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		close(probe);
-		errno = EADDRINUSE;
+	n = snprintf(buf, len, "%s/ns-%lu", SITD_RUNDIR, (unsigned long)st.st_ino);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (probe >= 0)
-		close(probe);
-	if (unlink(path) < 0 && errno != ENOENT)
+	return 0;
+}
+
+/* mkdir -p for the socket's directory: each missing component 0755. */
+static int make_dirs(const char *path, uid_t owner)
+{
+	char dir[108];
+	char *slash;
+
+	if (strlen(path) >= sizeof(dir)) {
+		errno = ENAMETOOLONG;
 		return -1;
+	}
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(dir, 0755) < 0) {
+		if (errno != EEXIST)
+			return -1;
+		return 0;
+	}
+	/* A new directory: give it to the user sitd becomes, who removes the socket. */
+	if (owner != (uid_t)-1 && chown(dir, owner, (gid_t)-1) < 0)
+		return -1;
+	return 0;
+}
+
+int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid, uid_t owner)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	mode_t old;
+	int fd, err;
+
+	l->fd = -1;
+	if (addr_of(path, &sa) < 0 || make_dirs(path, owner) < 0)
+		return -1;
+	if (lstat(path, &st) == 0) {
+		int probe;
+
+		if (!S_ISSOCK(st.st_mode)) {
+			errno = EEXIST;	/* not ours to remove */
+			return -1;
+		}
+		/* A socket someone still answers on belongs to a running sitd. */
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(probe);
+			errno = EADDRINUSE;
+			return -1;
+		}
+		if (probe >= 0)
+			close(probe);
+		if (unlink(path) < 0 && errno != ENOENT)
+			return -1;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0660) < 0 ||
-	    chown(path, (uid_t)-1, gid) < 0 || listen(fd, 8) < 0) {
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		err = errno;
+		umask(old);
 		close(fd);
 		errno = err;
 		return -1;
 	}
-	return fd;
-}
-
-int ctl_read_request(int fd, char *line, size_t len, uid_t *uid)
-{
-	struct timeval tv = { .tv_sec = 1 };
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
-	size_t got = 0;
-
-	/* A client that says nothing does not hold the daemon up for long. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0)
+	umask(old);
+	if ((gid != (gid_t)-1 && chown(path, owner, gid) < 0) || chmod(path, 0660) < 0 ||
+	    lstat(path, &st) < 0 || listen(fd, 16) < 0) {
+		err = errno;
+		unlink(path);
+		close(fd);
+		errno = err;
 		return -1;
-	*uid = cred.uid;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, line + got, len - 1 - got);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-		if (memchr(line, '\n', got))
-			break;
 	}
-	line[got] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	return got ? 0 : -1;
+	l->fd = fd;
+	l->dev = st.st_dev;
+	l->ino = st.st_ino;
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	return 0;
 }
 
-int ctl_request(const char *path, const char *request)
+void ctl_unlink(const struct ctl_listener *l)
 {
+	struct stat st;
+
+	if (l->fd < 0)
+		return;
+	if (lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == l->dev &&
+	    st.st_ino == l->ino)
+		unlink(l->path);
+}
+
+static int64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int ctl_request(const char *path, const char *request, int timeout_ms)
+{
+	int64_t end = ms_now() + timeout_ms;
 	struct sockaddr_un sa;
-	char buf[4096];
-	ssize_t n;
-	int fd;
+	char buf[65536];
+	int fd, err;
 
 	if (addr_of(path, &sa) < 0)
 		return -1;
@@ -95,15 +161,39 @@ int ctl_request(const char *path, const char *request)
 	if (fd < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    write(fd, request, strlen(request)) < 0 || write(fd, "\n", 1) < 0) {
-		int err = errno;
+	    write(fd, request, strlen(request)) < 0 || write(fd, "\n", 1) < 0)
+		goto fail;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = end - ms_now();
+		ssize_t n;
 
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			goto fail;
+		}
+		if (poll(&p, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (!p.revents)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
 		fwrite(buf, 1, (size_t)n, stdout);
+	}
+	fflush(stdout);
 	close(fd);
 	return 0;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
 }

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control socket: a unix stream socket under /run/sitd, one request line per
- * connection, text back, then close (wireguard-tools' UAPI is the model: easy to script,
- * test and fuzz).  Requests:
+ * The control socket: a unix stream socket, one request line per connection, text back,
+ * then close (wireguard-tools' UAPI is the model: easy to script, test and fuzz).  The
+ * requests and their rights are server.c's; this file has the socket's life.
  *
- *	show [-s] [-j] [NAME]	anyone who may connect (mode 0660, the control group)
- *	reload			root only, by SO_PEERCRED (never by what the client says)
- *	sandbox			anyone: is the seccomp filter in force?
+ * Its default place is per network namespace, /run/sitd/ns-INODE/NAME.sock, INODE being
+ * that of /proc/self/ns/net (namespaces(7): the namespace's identity): the same tunnel
+ * name can then run in several namespaces at once, and `sitd show` run inside one finds
+ * that namespace's daemons, whatever `ip netns` called it.
  */
 #ifndef SITD_CTL_H
 #define SITD_CTL_H
@@ -16,13 +17,32 @@
 
 #define SITD_RUNDIR "/run/sitd"
 
-/* Listen on path: stale sockets are replaced, a live one is an error (-1, errno EADDRINUSE). */
-int ctl_listen(const char *path, gid_t gid);
+/* This namespace's directory of control sockets; -1 with errno when it cannot be named. */
+int ctl_dir(char *buf, size_t len);
 
-/* The request of one accepted connection, its sender's uid; -1 when none came in time. */
-int ctl_read_request(int fd, char *line, size_t len, uid_t *uid);
+struct ctl_listener {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	char path[108];
+};
 
-/* Client: send one request to path and copy the answer to stdout; -1 with errno set. */
-int ctl_request(const char *path, const char *request);
+/*
+ * Listen on path, mode 0660 and group gid (-1: unchanged), its directory created (mode
+ * 0755, owned by `owner` when not -1, so that an unprivileged sitd can remove the socket
+ * at exit).  A stale socket is replaced; a live one is an error (EADDRINUSE), and so is a
+ * file that is not a socket (EEXIST): nothing but a socket is ever removed.  The socket is
+ * created with mode 0600 and only then opened to the group: never wider than promised.
+ */
+int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid, uid_t owner);
+
+/* Remove the socket, if the path still names the one ctl_listen bound. */
+void ctl_unlink(const struct ctl_listener *l);
+
+/*
+ * Client: send one request to path and copy the answer to stdout, within timeout_ms in
+ * all; -1 with errno set (ETIMEDOUT when the daemon did not answer in time).
+ */
+int ctl_request(const char *path, const char *request, int timeout_ms);
 
 #endif

@@ -1,54 +1,77 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One tunnel at run time: the TUN device, the raw sockets, and one thread per direction,
- * each with its own buffers and counters (DESIGN.md section 3).
+ * The tunnel table at run time (doc/architecture.md, "The daemon"):
+ *
+ *  - tunnels: a TUN device each, with its settings and counters, nothing else;
+ *  - outer paths: one receive socket per outer protocol (raw 41, raw 4) and per FOU/GUE
+ *    port, shared by every tunnel that receives through it, each with a lookup table
+ *    (table.h) that says which tunnel a packet belongs to;
+ *  - a fixed pool of workers: each owns some TUN devices (it transmits what they give)
+ *    and some outer paths (it receives, looks up, decapsulates, merges and writes to the
+ *    tunnel's TUN device).
+ *
+ * Only the control thread (the caller of this API) adds or removes tunnels.  It builds new
+ * tables and publishes them; workers never lock.  What a worker might still be using is
+ * freed only once every worker has passed a quiescent state (daemon_sync in tunnel.c).
  */
 #ifndef SITD_DAEMON_H
 #define SITD_DAEMON_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "conf.h"
-#include "icmperr.h"
 #include "stats.h"
 
-struct sitd_tunnel {
-	struct sitd_conf conf;
-	int tun_fd;
-	int raw_fd[2];			/* [0] protocol 41, [1] protocol 4; -1 when unused */
-	int send_fd;			/* the one the transmit thread writes to */
-	int probe_fd;			/* path MTU probe, see sock.h */
-	int udp_rx_fd;			/* FOU/GUE: bound to encap-dport; -1 otherwise */
-	int udp_tx_fd[8];		/* FOU/GUE: one per source port in use */
-	unsigned n_udp_tx;
-	bool udp_gso;			/* UDP_SEGMENT works: one send per super-packet */
-	unsigned offloads;
-	unsigned ifindex;		/* of the TUN device */
-	uint32_t path_mtu;		/* atomic: written by rx, read by tx */
-	struct sitd_damper damper;	/* written by rx, read by tx */
-	struct sitd_stats tx_stats, rx_stats;
-	int stop_fd;			/* eventfd: wakes the threads to stop */
-	bool stopping;
-	void *tx_worker, *rx_worker;
-	pthread_t tx_thread, rx_thread;
-};
+struct sitd_daemon;
+struct tunnel;
 
 /*
- * Open the device and sockets for t->conf and start one thread per direction; on any
- * failure, log one clear line, undo everything and return -1.
+ * Prepare `workers` workers (0: one per CPU); NULL (logged) on failure.  Their threads
+ * start with daemon_run(), after the privileges are dropped: capabilities are per thread.
  */
-int tunnel_open(struct sitd_tunnel *t);
-int tunnel_start(struct sitd_tunnel *t);
-/* Undo tunnel_open() of a tunnel that was never started. */
-void tunnel_close_only(struct sitd_tunnel *t);
-/* Stop the threads, close everything (the device goes away), free the workers. */
-void tunnel_stop(struct sitd_tunnel *t);
-/* The counters of both directions, summed. */
-void tunnel_stats(struct sitd_tunnel *t, struct sitd_stats *s);
-uint32_t tunnel_path_mtu(struct sitd_tunnel *t);
-/* Print the summed counters to stderr. */
-void tunnel_print_stats(struct sitd_tunnel *t);
+struct sitd_daemon *daemon_new(unsigned workers);
+int daemon_run(struct sitd_daemon *d);
+unsigned daemon_workers(const struct sitd_daemon *d);
+
+/*
+ * Create the devices and sockets of n tunnels and put them in the table, all in one
+ * publication.  ok[i] says whether c[i] runs; a failure is logged with its reason.
+ * Returns how many failed.
+ */
+unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n, bool *ok);
+
+/* Take the named tunnels out of the table, then close their devices. */
+void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n);
+
+/* The running tunnels, in the order they were added. */
+unsigned daemon_count(const struct sitd_daemon *d);
+struct tunnel *daemon_tunnel(const struct sitd_daemon *d, unsigned i);
+struct tunnel *daemon_find(const struct sitd_daemon *d, const char *name);
+
+/* A tunnel's settings as asked (before defaults), as in effect, and its counters. */
+const struct sitd_conf *tunnel_req(const struct tunnel *t);
+const struct sitd_conf *tunnel_conf(const struct tunnel *t);
+void tunnel_stats(const struct tunnel *t, struct sitd_stats *s);
+uint32_t tunnel_path_mtu(const struct tunnel *t);
+
+/* Counters of the process: packets that matched no tunnel, and the like. */
+void daemon_stats(const struct sitd_daemon *d, struct sitd_stats *s);
+
+/* What `sitd status` shows of the outer paths: one line each, into buf. */
+size_t daemon_describe_paths(const struct sitd_daemon *d, char *buf, size_t cap, bool json);
+
+/*
+ * The control thread's periodic work (every second): read the path MTU again for the
+ * tunnels that sent since the last time, so that a learned MTU that expired grows back.
+ */
+void daemon_tick(struct sitd_daemon *d);
+
+/* Link notifications (the device MTU as `ip link set` changes it): fd to poll, and read. */
+int daemon_netlink_fd(const struct sitd_daemon *d);
+void daemon_netlink_read(struct sitd_daemon *d);
+
+/* Stop the workers and close everything: the devices go away. */
+void daemon_free(struct sitd_daemon *d);
 
 #endif

@@ -1,76 +1,165 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the daemon's files (tunnel.c, txloop.c, rxloop.c). */
+/*
+ * Shared by the daemon's files: tunnel.c (the table's lifecycle, the control thread),
+ * outer.c (shared receive paths), worker.c (the pool), txloop.c (TUN -> network) and
+ * rxloop.c (network -> TUN).
+ */
 #ifndef SITD_INTERNAL_H
 #define SITD_INTERNAL_H
 
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "daemon.h"
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "daemon.h"
 #include "gro.h"
 #include "icmp.h"
+#include "icmperr.h"
 #include "ratelimit.h"
 #include "rx.h"
+#include "table.h"
 #include "tx.h"
 #include "wire.h"
 
 enum {
 	FRAME_SIZE = VNET_HDR_LEN + IP_MAX_LEN,
 	TX_FRAMES = 16,		/* frames whose segments may wait for one sendmmsg */
+	TX_BUDGET = 64,		/* frames read from one TUN device before the next is served */
 	RX_BATCH = GRO_BATCH,
+	RX_BUDGET = 4,		/* receive batches from one socket before the next is served */
 	RX_BUF = IP_MAX_LEN,
-	PMTU_REFRESH_MS = 1000,
+	UDP_TX_MAX = 8,		/* encap-sport auto: send sockets, one picked per inner flow */
+	UDP_MAX_SEGS = 64,	/* UDP_MAX_SEGMENTS before 1382e3b6a350 */
 	DEFAULT_UNDERLAY_MTU = 1500,	/* the kernel's fallback: ETH_DATA_LEN */
 };
 
-enum { UDP_MAX_SEGS = 64 };	/* UDP_MAX_SEGMENTS before 1382e3b6a350 */
+/* What an epoll event is about: the low bits of its data, the rest a pointer. */
+enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3 };
+#define EV_TAG_MASK 3u
 
-struct tx_worker {
-	struct sitd_tunnel *t;
+enum outer_kind { OUTER_RAW41, OUTER_RAW4, OUTER_UDP };
+
+/* A shared receive path: one socket, the tunnels that receive through it, their table. */
+struct outer {
+	enum outer_kind kind;
+	uint16_t port;			/* OUTER_UDP */
+	enum sitd_encap encap;		/* OUTER_UDP: fou or gue, one per port as the kernel's */
+	int fd;
+	unsigned refs;			/* tunnels using it */
+	unsigned worker;		/* the one that reads it */
+	struct sitd_table *table;	/* published: the owner worker reads it, lock-free */
+	/* A port that tunnels with encap-sport = encap-dport also send from. */
+	bool tx_set, tx_csum, tx_pmtudisc;
+	struct outer *next;
+};
+
+struct tunnel {
+	struct sitd_conf req;		/* as asked: compared on reload */
+	struct sitd_conf conf;		/* in effect (the MTU filled in) */
+	int tun_fd;
+	unsigned ifindex;		/* of the TUN device */
+	unsigned link;			/* ifindex of `dev`, 0 = any */
+	unsigned offloads;
+	unsigned worker;		/* the one that reads the TUN device */
+	struct outer *path[2];		/* receive paths: raw 41 and/or raw 4, or one UDP port */
+	int udp_tx_fd[UDP_TX_MAX];	/* FOU/GUE send sockets; may be rx[0]'s */
+	unsigned n_udp_tx;
+	bool udp_gso;			/* UDP_SEGMENT works: one send per super-packet */
+	bool gro_off;			/* the kernel refused a merged write: written by rx */
+	uint32_t path_mtu;		/* atomic */
+	struct sitd_damper damper;	/* noted by rx, consumed by tx */
+	struct sitd_rx rx;		/* receive settings for sitd_rx_decap */
+	/* One writer each: the TUN owner writes tx_stats, the outer owner rx_stats. */
+	struct sitd_stats tx_stats, rx_stats;
+	uint64_t pmtu_seen_tx;		/* control thread: tx_packets at the last refresh */
+};
+
+/* Per worker, allocated once: nothing on the per-packet path allocates or locks. */
+struct worker {
+	struct sitd_daemon *d;
+	unsigned id;
+	pthread_t thread;
+	int ep, stop_fd, raw_tx;
+	uint64_t qs;			/* 0 = offline (blocked), else the grace period seen */
+	struct sitd_stats stats;	/* process-level drops this worker saw */
+
+	/* transmit */
 	struct sitd_tx tx;
 	struct sockaddr_in dst;
-	struct mmsghdr msgs[SITD_TX_MAX_OUT];
-	/* FOU/GUE: one message per super-packet (UDP_SEGMENT) or per segment. */
-	struct iovec iovs[SITD_TX_MAX_OUT * 3];
+	struct mmsghdr tmsgs[SITD_TX_MAX_OUT];
+	struct iovec tiovs[SITD_TX_MAX_OUT * 3];
 	unsigned first_out[SITD_TX_MAX_OUT];
 	union {
 		struct cmsghdr align;
-		uint8_t buf[CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(uint16_t))];
-	} cmsg[SITD_TX_MAX_OUT];
+		uint8_t buf[CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(uint16_t)) +
+			    CMSG_SPACE(sizeof(struct in_pktinfo))];
+	} tcmsg[SITD_TX_MAX_OUT];
 	uint8_t frames[TX_FRAMES][FRAME_SIZE];
-};
 
-struct rx_worker {
-	struct sitd_tunnel *t;
-	struct sitd_rx rx;
+	/* receive */
 	struct sitd_gro gro;
+	struct tunnel *gro_t;		/* the tunnel the GRO batch is for */
 	struct sitd_ratelimit relay_rl;
-	struct mnl_socket *nl;
-	uint8_t cmsg[256];
+	uint8_t ecmsg[256];
 	uint8_t errpkt[RX_BUF];
 	uint8_t relay[ICMP6_ERR_MAX];
-	struct mmsghdr msgs[RX_BATCH];
-	struct iovec iovs[RX_BATCH];
+	struct mmsghdr rmsgs[RX_BATCH];
+	struct iovec riovs[RX_BATCH];
 	struct sockaddr_in names[RX_BATCH];
 	union {
 		struct cmsghdr align;
-		uint8_t buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(int))];
-	} cmsgs[RX_BATCH];
+		uint8_t buf[CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(struct in_pktinfo))];
+	} rcmsgs[RX_BATCH];
 	uint8_t bufs[RX_BATCH][RX_BUF];
 };
 
-int fcntl_nonblock(int fd);
-uint64_t now_ns(void);
-void tunnel_wake(struct sitd_tunnel *t);
-bool stopping(struct sitd_tunnel *t);
-uint32_t path_mtu_get(struct sitd_tunnel *t);
-void path_mtu_refresh(struct sitd_tunnel *t);
+struct sitd_daemon {
+	unsigned nw;
+	struct worker **w;
+	struct tunnel **t;		/* running tunnels, control thread only */
+	unsigned n, cap;
+	struct outer *outers;
+	unsigned next_tun_worker, next_udp_worker;
+	uint64_t gp;			/* grace period, see daemon_sync */
+	bool stopping;
+	struct mnl_socket *nl;
+};
 
-void *tx_main(void *arg);
-void *rx_main(void *arg);
+/* tunnel.c */
+uint64_t now_ns(void);
+void daemon_sync(struct sitd_daemon *d);
+uint32_t path_mtu_get(const struct tunnel *t);
+void path_mtu_refresh(struct tunnel *t);
+int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag);
+void ep_del(int ep, int fd);
+
+/* outer.c */
+struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k,
+			struct outer **closing);
+void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing);
+void outer_close(struct outer *o);
+/*
+ * Build every path's table from the running tunnels and publish them; the tables they
+ * replace are appended to old[] (to free after daemon_sync).  -1 when two tunnels have
+ * the same remote, local and device (then *later and *earlier are they) or on no memory.
+ */
+int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunnel **later,
+		  struct tunnel **earlier);
+
+/* worker.c */
+int workers_alloc(struct sitd_daemon *d, unsigned n);
+void workers_stop(struct sitd_daemon *d);
+void workers_free(struct sitd_daemon *d);
+
+/* txloop.c */
+void tx_tunnel(struct worker *w, struct tunnel *t);
+void tx_udp_errors(struct worker *w, struct tunnel *t);
+
+/* rxloop.c */
+void rx_outer(struct worker *w, struct outer *o);
+void rx_outer_errors(struct worker *w, struct outer *o);
 
 #endif

@@ -6,10 +6,10 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 struct nl_cb_arg {
-	unsigned ifindex;
-	void (*fn)(void *arg, unsigned mtu);
+	void (*fn)(void *arg, unsigned ifindex, unsigned mtu);
 	void *arg;
 };
 
@@ -40,22 +40,36 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 	struct nlattr *attr;	/* not const: mnl_attr_for_each casts it */
 
-	if (nlh->nlmsg_type != RTM_NEWLINK || (unsigned)ifi->ifi_index != a->ifindex)
+	/* mnl_cb_run() has checked nlmsg_len against the datagram; the payload too. */
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
 		return MNL_CB_OK;
 	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
 		if (mnl_attr_get_type(attr) == IFLA_MTU && mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-			a->fn(a->arg, mnl_attr_get_u32(attr));
+			a->fn(a->arg, (unsigned)ifi->ifi_index, mnl_attr_get_u32(attr));
 	}
 	return MNL_CB_OK;
 }
 
-void nl_link_read(struct mnl_socket *nl, unsigned ifindex, void (*fn)(void *arg, unsigned mtu),
+void nl_link_read(struct mnl_socket *nl, void (*fn)(void *arg, unsigned ifindex, unsigned mtu),
 		  void *arg)
 {
 	char buf[8192];	/* MNL_SOCKET_BUFFER_SIZE, without its VLA */
-	struct nl_cb_arg a = { .ifindex = ifindex, .fn = fn, .arg = arg };
-	ssize_t n;
+	struct nl_cb_arg a = { .fn = fn, .arg = arg };
 
-	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0)
+	for (;;) {
+		struct sockaddr_nl from;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+				    .msg_iovlen = 1 };
+		ssize_t n = recvmsg(mnl_socket_get_fd(nl), &m, MSG_DONTWAIT);
+
+		if (n < 0 && errno == ENOBUFS)
+			continue;	/* notifications were lost while sitd was busy; read on */
+		if (n <= 0)
+			return;
+		/* Only the kernel (port 0) speaks for the links; a truncated datagram is not read. */
+		if (from.nl_pid != 0 || (m.msg_flags & MSG_TRUNC))
+			continue;
 		(void)mnl_cb_run(buf, (size_t)n, 0, 0, link_cb, &a);
+	}
 }

@@ -9,8 +9,8 @@ struct mnl_socket;
 struct mnl_socket *nl_link_open(void);
 int nl_fd(struct mnl_socket *nl);
 
-/* Read pending notifications; for each about ifindex, call fn with its MTU. */
-void nl_link_read(struct mnl_socket *nl, unsigned ifindex, void (*fn)(void *arg, unsigned mtu),
+/* Read pending notifications; for each link's MTU, call fn. */
+void nl_link_read(struct mnl_socket *nl, void (*fn)(void *arg, unsigned ifindex, unsigned mtu),
 		  void *arg);
 
 #endif

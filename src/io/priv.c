@@ -69,15 +69,17 @@ static void keep_caps(bool bind_service)
 static const char *const allowed[] = {
 	/* packets and devices */
 	"read", "write", "readv", "writev", "recvmsg", "sendmsg", "recvmmsg", "sendmmsg",
-	"recvfrom", "sendto", "poll", "ppoll", "ioctl",
+	"recvfrom", "sendto", "poll", "ppoll", "ioctl", "epoll_create1", "epoll_ctl",
+	"epoll_wait", "epoll_pwait", "timerfd_create", "timerfd_settime",
 	/* a reload opens a TUN device, sockets and the config file */
-	"openat", "open", "close", "fstat", "newfstatat", "lseek", "fcntl", "socket", "bind",
+	"openat", "open", "close", "fstat", "newfstatat", "statx", "lseek", "fcntl", "socket", "bind",
 	"connect", "setsockopt", "getsockopt", "getsockname", "eventfd2",
 	/* the control socket */
 	"accept4", "accept", "unlink",
 	/* threads, memory, time, signals, exit */
 	"futex", "clone", "clone3", "set_robust_list", "rseq", "mmap", "munmap", "mprotect",
 	"madvise", "brk", "clock_gettime", "clock_nanosleep", "nanosleep", "gettid", "getpid",
+	"getuid",
 	"tgkill", "sched_yield", "getrandom", "rt_sigprocmask", "rt_sigreturn",
 	"rt_sigtimedwait", "exit", "exit_group",
 	/* a stop (SIGSTOP, a debugger) resumes an interrupted poll() through this one */

@@ -1,54 +1,41 @@
 /* SPDX-License-Identifier: MIT */
-#include "internal.h"
-
-
+/*
+ * Receive, network -> TUN, on the worker that owns an outer path: a batch of outer packets
+ * read with one recvmmsg, each looked up once in the path's table (table.h) by outer
+ * source, destination and arrival device, decapsulated by the core with its tunnel's
+ * settings (rx.c), merged (gro.c) and written to that tunnel's device.  A packet that
+ * matches no tunnel is counted once, for the process.  ICMP errors about sitd's outer
+ * packets arrive on the same socket's error queue and are handled here too.
+ */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <libmnl/libmnl.h>
+#include <time.h>
 #include <linux/errqueue.h>
-#include <linux/if_tun.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
-#include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/eventfd.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "gro.h"
-#include "icmp.h"
-#include "icmperr.h"
+#include "internal.h"
 #include "log.h"
-#include "nl.h"
-#include "ratelimit.h"
-#include "rx.h"
-#include "sock.h"
-#include "tun.h"
-#include "tx.h"
-#include "wire.h"
 
-/* ---- receive: network -> TUN ----------------------------------------------------- */
-
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 /* Write one GRO output; on a refused merged write, fall back to unmerged for good. */
-static void rx_write(struct rx_worker *w, unsigned i)
+static void rx_write(struct worker *w, struct tunnel *t, unsigned i)
 {
-	static uint8_t vnet_none[VNET_HDR_LEN];
+	static uint8_t vnet_none[VNET_HDR_LEN];	/* never written */
 	struct sitd_gro *g = &w->gro;
 	struct sitd_gro_item *it = &g->item[i];
-	struct sitd_stats *st = &w->t->rx_stats;
+	struct sitd_stats *st = &t->rx_stats;
 	uint32_t bytes = 0;
 
 	for (unsigned k = 1; k < g->iov_cnt[i]; k++)
 		bytes += (uint32_t)g->iov[g->iov_start[i] + k].iov_len;
-	if (writev(w->t->tun_fd, g->iov + g->iov_start[i], (int)g->iov_cnt[i]) >= 0) {
+	if (writev(t->tun_fd, g->iov + g->iov_start[i], (int)g->iov_cnt[i]) >= 0) {
 		STAT_ADD(st->rx_packets, it->nseg);
 		STAT_ADD(st->rx_bytes, bytes);
 		return;
@@ -58,8 +45,9 @@ static void rx_write(struct rx_worker *w, unsigned i)
 		return;
 	}
 	/* Kernels with e269d79c7d35 and without 89add40066f9 refuse a short last segment. */
-	if (g->enabled)
-		log_warnx("%s: the kernel refused a merged write to TUN; GRO off", w->t->conf.name);
+	if (!t->gro_off)
+		log_warnx("%s: the kernel refused a merged write to TUN; GRO off", t->conf.name);
+	t->gro_off = true;
 	g->enabled = false;
 	sitd_gro_unmerge(g, i);
 	STAT_INC(st->rx_gro_fallback);
@@ -67,7 +55,7 @@ static void rx_write(struct rx_worker *w, unsigned i)
 		struct iovec out[2] = { { vnet_none, VNET_HDR_LEN },
 					{ g->pkt[it->idx[s]].p, g->pkt[it->idx[s]].len } };
 
-		if (writev(w->t->tun_fd, out, 2) < 0) {
+		if (writev(t->tun_fd, out, 2) < 0) {
 			STAT_DROP(st, tun_write_error);
 			continue;
 		}
@@ -76,125 +64,214 @@ static void rx_write(struct rx_worker *w, unsigned i)
 	}
 }
 
-/* Set the receive batch up again (recvmmsg writes the lengths back into it). */
-static void rx_msgs_init(struct rx_worker *w, bool udp)
+/* Write what the GRO batch holds to its tunnel. */
+static void gro_flush(struct worker *w)
 {
-	for (int i = 0; i < RX_BATCH; i++) {
-		struct msghdr *h = &w->msgs[i].msg_hdr;
+	struct tunnel *t = w->gro_t;
 
-		w->iovs[i].iov_base = w->bufs[i];
-		w->iovs[i].iov_len = RX_BUF;
-		memset(h, 0, sizeof(*h));
-		h->msg_iov = &w->iovs[i];
-		h->msg_iovlen = 1;
-		if (udp) {
-			h->msg_name = &w->names[i];
-			h->msg_namelen = sizeof(w->names[i]);
-			h->msg_control = w->cmsgs[i].buf;
-			h->msg_controllen = sizeof(w->cmsgs[i].buf);
-		}
-	}
-}
-
-static void rx_batch(struct rx_worker *w, int fd)
-{
-	int n;
-
-	rx_msgs_init(w, false);
-	n = recvmmsg(fd, w->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
-	sitd_gro_reset(&w->gro);
-	for (int i = 0; i < n; i++) {
-		uint32_t off, len;
-
-		if (sitd_rx_decap(&w->rx, w->bufs[i], w->msgs[i].msg_len, &off, &len))
-			continue;
-		sitd_gro_add(&w->gro, w->bufs[i] + off, len);
-	}
-	for (unsigned i = 0, k = sitd_gro_finish(&w->gro); i < k; i++)
-		rx_write(w, i);
-}
-
-/* Add a decapsulated packet to the GRO batch, writing the batch out when it is full. */
-static void rx_push(struct rx_worker *w, uint8_t *p, uint32_t len)
-{
-	if (sitd_gro_add(&w->gro, p, len))
+	if (!t)
 		return;
 	for (unsigned i = 0, k = sitd_gro_finish(&w->gro); i < k; i++)
-		rx_write(w, i);
+		rx_write(w, t, i);
 	sitd_gro_reset(&w->gro);
+	w->gro_t = NULL;
+}
+
+/*
+ * One decapsulated packet for tunnel t.  Packets of one tunnel that come one after the
+ * other are merged; a packet of another tunnel writes the batch out first, so nothing
+ * is reordered.  A valid packet from the remote also ends the damper's count.
+ */
+static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len)
+{
+	damper_clear(&t->damper);
+	if (w->gro_t != t) {
+		gro_flush(w);
+		w->gro_t = t;
+		w->gro.enabled = !t->conf.nogro && !t->gro_off;
+		w->gro.stats = &t->rx_stats;
+	}
+	if (sitd_gro_add(&w->gro, p, len))
+		return;
+	gro_flush(w);
+	w->gro_t = t;
 	sitd_gro_add(&w->gro, p, len);
 }
 
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-
-/*
- * FOU/GUE: one recvmmsg of UDP datagrams, each possibly several coalesced by UDP_GRO
- * (the cmsg gives their size), split, decapsulated, and merged again for TUN.
- */
-static void rx_batch_udp(struct rx_worker *w, int fd)
+/* Set the receive batch up again (recvmmsg writes the lengths back into it). */
+static void rx_msgs_init(struct worker *w)
 {
-	int n;
+	for (int i = 0; i < RX_BATCH; i++) {
+		struct msghdr *h = &w->rmsgs[i].msg_hdr;
 
-	rx_msgs_init(w, true);
-	n = recvmmsg(fd, w->msgs, RX_BATCH, MSG_DONTWAIT, NULL);
-	sitd_gro_reset(&w->gro);
-	for (int i = 0; i < n; i++) {
-		struct msghdr *h = &w->msgs[i].msg_hdr;
-		uint32_t total = w->msgs[i].msg_len, seg = total, src;
-		uint8_t tos = 0;
-
-		if (h->msg_flags & MSG_TRUNC) {
-			STAT_DROP(&w->t->rx_stats, rx_truncated);
-			continue;
-		}
-		/* Walk every cmsg: UDP_GRO may come after IP_TOS (tailscale#17835). */
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-			if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
-				int v;
-
-				memcpy(&v, CMSG_DATA(c), sizeof(v));
-				if (v > 0)
-					seg = (uint32_t)v;
-			} else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_TOS) {
-				tos = *CMSG_DATA(c);
-			}
-		}
-		src = rd32((const uint8_t *)&w->names[i].sin_addr);
-		for (uint32_t off = 0; off < total; off += seg) {
-			uint32_t dlen = total - off < seg ? total - off : seg, ioff, ilen;
-			uint8_t *d = w->bufs[i] + off;
-
-			if (sitd_rx_decap_udp(&w->rx, tos, src, d, dlen, &ioff, &ilen) == 0)
-				rx_push(w, d + ioff, ilen);
-		}
+		w->riovs[i].iov_base = w->bufs[i];
+		w->riovs[i].iov_len = RX_BUF;
+		memset(h, 0, sizeof(*h));
+		h->msg_iov = &w->riovs[i];
+		h->msg_iovlen = 1;
+		h->msg_name = &w->names[i];
+		h->msg_namelen = sizeof(w->names[i]);
+		h->msg_control = w->rcmsgs[i].buf;
+		h->msg_controllen = sizeof(w->rcmsgs[i].buf);
 	}
-	for (unsigned i = 0, k = sitd_gro_finish(&w->gro); i < k; i++)
-		rx_write(w, i);
 }
 
-/* FOU/GUE sockets report ICMP errors too: a path MTU change is all sitd takes from them. */
-static void rx_errqueue_udp(struct rx_worker *w, int fd)
-{
-	for (;;) {
-		struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->cmsg,
-				    .msg_controllen = sizeof(w->cmsg) };
-		const struct sock_extended_err *ee = NULL;
+struct rx_meta {
+	uint32_t dst;		/* IP_PKTINFO: the address the packet was sent to */
+	uint32_t ifindex;	/* ... and the device it came in on */
+	uint32_t seg;		/* UDP_GRO: the size of the datagrams coalesced in it */
+	uint8_t tos;		/* IP_RECVTOS */
+};
 
-		if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			return;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-			if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
-				ee = (const struct sock_extended_err *)CMSG_DATA(c);
-		if (!ee)
+/* Walk every cmsg: UDP_GRO may come after IP_TOS (tailscale#17835). */
+static void rx_meta(struct msghdr *h, uint32_t total, struct rx_meta *m)
+{
+	m->dst = m->ifindex = 0;
+	m->seg = total;
+	m->tos = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			if (v > 0)
+				m->seg = (uint32_t)v;
+		} else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_TOS) {
+			m->tos = *CMSG_DATA(c);
+		} else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			m->dst = rd32((const uint8_t *)&pi.ipi_addr);
+			m->ifindex = (uint32_t)pi.ipi_ifindex;
+		}
+	}
+}
+
+/* Protocol 41 or 4: the outer header is in the packet, as raw sockets hand it over. */
+static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t *p = w->bufs[i];
+		uint32_t len = w->rmsgs[i].msg_len, off, ilen;
+		struct rx_meta m;
+		struct tunnel *t;
+
+		if (len < IPV4_HDR_LEN || ip_version(p) != 4) {
+			STAT_DROP(&w->stats, rx_truncated);
 			continue;
-		if ((ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE) ||
-		    (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
-		     ee->ee_code == ICMP4_FRAG_NEEDED)) {
-			STAT_INC(w->t->rx_stats.err_frag_needed);
-			path_mtu_refresh(w->t);
+		}
+		rx_meta(&w->rmsgs[i].msg_hdr, len, &m);
+		t = sitd_table_lookup(tab, rd32(p + IP4_SRC), rd32(p + IP4_DST), m.ifindex);
+		if (!t) {
+			STAT_DROP(&w->stats, rx_no_tunnel);
+			continue;
+		}
+		if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0)
+			rx_push(w, t, p + off, ilen);
+	}
+}
+
+/*
+ * FOU/GUE: UDP datagrams, each possibly several coalesced by UDP_GRO (the cmsg gives
+ * their size), looked up by the UDP packet's source and destination, split and
+ * decapsulated.
+ */
+static void rx_udp(struct worker *w, const struct sitd_table *tab, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct msghdr *h = &w->rmsgs[i].msg_hdr;
+		uint32_t total = w->rmsgs[i].msg_len, src;
+		struct rx_meta m;
+		struct tunnel *t;
+
+		if (h->msg_flags & MSG_TRUNC) {
+			STAT_DROP(&w->stats, rx_truncated);
+			continue;
+		}
+		rx_meta(h, total, &m);
+		src = rd32((const uint8_t *)&w->names[i].sin_addr);
+		t = sitd_table_lookup(tab, src, m.dst, m.ifindex);
+		if (!t) {
+			STAT_DROP(&w->stats, rx_no_tunnel);
+			continue;
+		}
+		for (uint32_t off = 0; off < total; off += m.seg) {
+			uint32_t dlen = total - off < m.seg ? total - off : m.seg, ioff, ilen;
+			uint8_t *d = w->bufs[i] + off;
+
+			if (sitd_rx_decap_udp(&t->rx, m.tos, src, d, dlen, &ioff, &ilen) == 0)
+				rx_push(w, t, d + ioff, ilen);
+		}
+	}
+}
+
+void rx_outer(struct worker *w, struct outer *o)
+{
+	/* The table as published now; it stays valid until this worker is quiescent. */
+	const struct sitd_table *tab = __atomic_load_n(&o->table, __ATOMIC_ACQUIRE);
+
+	for (unsigned b = 0; b < RX_BUDGET; b++) {
+		int n;
+
+		rx_msgs_init(w);
+		n = recvmmsg(o->fd, w->rmsgs, RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			break;
+		if (o->kind == OUTER_UDP)
+			rx_udp(w, tab, n);
+		else
+			rx_raw(w, tab, n);
+		gro_flush(w);
+		if (n < RX_BATCH)
+			break;
+	}
+}
+
+/* Read one error from fd's queue into w->errpkt; NULL when the queue is empty. */
+static const struct sock_extended_err *errqueue_read(struct worker *w, int fd, size_t *len,
+						     struct sockaddr_in *to)
+{
+	struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->ecmsg,
+			    .msg_controllen = sizeof(w->ecmsg), .msg_name = to,
+			    .msg_namelen = sizeof(*to) };
+	const struct sock_extended_err *ee = NULL;
+	ssize_t n = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+
+	if (n < 0)
+		return NULL;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
+			ee = (const struct sock_extended_err *)CMSG_DATA(c);
+	*len = (size_t)n;
+	/* No extended error (it cannot happen): an empty record, skipped by the callers. */
+	if (!ee) {
+		static const struct sock_extended_err none;
+
+		return &none;
+	}
+	return ee;
+}
+
+/*
+ * A port's errors: the kernel gives the original destination, not the quoted headers, so
+ * every tunnel of the port toward that remote reads its path MTU again.
+ */
+static void rx_udp_error(struct worker *w, const struct sitd_table *tab,
+			 const struct sock_extended_err *ee, uint32_t remote)
+{
+	if (!((ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE) ||
+	      (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
+	       ee->ee_code == ICMP4_FRAG_NEEDED)) || !tab)
+		return;
+	(void)w;
+	for (uint32_t k = 0; k < tab->n; k++) {
+		struct tunnel *t = tab->ent[k].tunnel;
+
+		if (tab->ent[k].remote == remote) {
+			STAT_INC(t->rx_stats.err_frag_needed);
+			path_mtu_refresh(t);
 		}
 	}
 }
@@ -204,154 +281,81 @@ static void rx_errqueue_udp(struct rx_worker *w, int fd)
  * has already applied Fragmentation Needed to its route (raw_err() ->
  * ipv4_sk_update_pmtu()); sitd reads the new path MTU back and relays the rest.
  */
-static void rx_errqueue(struct rx_worker *w, int fd)
+static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
+			 const struct sock_extended_err *ee, size_t n)
 {
-	static uint8_t vnet_none[VNET_HDR_LEN];
-	struct sitd_tunnel *t = w->t;
-	struct sitd_stats *st = &t->rx_stats;
+	static uint8_t vnet_none[VNET_HDR_LEN];	/* never written */
+	struct sockaddr_in off;
+	struct sitd_err e;
+	struct sitd_stats *st;
+	struct tunnel *t;
+	size_t len;
+
+	if (ee->ee_origin != SO_EE_ORIGIN_ICMP || n < IPV4_HDR_LEN || ip_version(w->errpkt) != 4)
+		return;
+	/* Which tunnel sent it: the quoted outer header, from local to remote. */
+	t = sitd_table_lookup(tab, rd32(w->errpkt + IP4_DST), rd32(w->errpkt + IP4_SRC), 0);
+	if (!t)
+		return;
+	st = &t->rx_stats;
+	/* SO_EE_OFFENDER(ee), without its cast away of const. */
+	memcpy(&off, ee + 1, sizeof(off));
+	e.type = ee->ee_type;
+	e.code = ee->ee_code;
+	e.info = ee->ee_info;
+	e.offender = off.sin_family == AF_INET ? rd32((const uint8_t *)&off.sin_addr) : 0;
+	e.quoted = w->errpkt;
+	e.len = n;
+	switch (sitd_icmp_err(&t->conf, &e, w->relay, sizeof(w->relay), &len)) {
+	case ERR_NOT_OURS:
+	case ERR_IGNORE:
+		return;
+	case ERR_DECLINED:
+		STAT_INC(st->err_received);
+		STAT_INC(st->tx_icmp_declined);
+		return;
+	case ERR_PMTU:
+		STAT_INC(st->err_received);
+		STAT_INC(st->err_frag_needed);
+		path_mtu_refresh(t);
+		return;
+	case ERR_DAMP:
+		STAT_INC(st->err_received);
+		STAT_INC(st->err_damped);
+		damper_note(&t->damper, now_ns());
+		return;
+	case ERR_RELAY:
+		STAT_INC(st->err_received);
+		if (!rl_allow(&w->relay_rl, now_ns())) {
+			STAT_INC(st->tx_icmp_ratelimited);
+			return;
+		}
+		{
+			struct iovec out[2] = { { vnet_none, VNET_HDR_LEN }, { w->relay, len } };
+
+			if (writev(t->tun_fd, out, 2) < 0)
+				STAT_DROP(st, tun_write_error);
+			else
+				STAT_INC(st->err_relayed);
+		}
+		return;
+	}
+}
+
+void rx_outer_errors(struct worker *w, struct outer *o)
+{
+	const struct sitd_table *tab = __atomic_load_n(&o->table, __ATOMIC_ACQUIRE);
 
 	for (;;) {
-		struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
-		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->cmsg,
-				    .msg_controllen = sizeof(w->cmsg) };
-		const struct sock_extended_err *ee = NULL;
-		struct sitd_err e;
-		struct sockaddr_in off;
-		size_t len;
-		ssize_t n = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+		struct sockaddr_in to = { 0 };
+		size_t n;
+		const struct sock_extended_err *ee = errqueue_read(w, o->fd, &n, &to);
 
-		if (n < 0)
-			return;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-			if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
-				ee = (const struct sock_extended_err *)CMSG_DATA(c);
 		if (!ee)
-			continue;
-		if (ee->ee_origin == SO_EE_ORIGIN_LOCAL) {
-			/* Our own send was refused as too big for the device. */
-			if (ee->ee_errno == EMSGSIZE)
-				path_mtu_refresh(t);
-			continue;
-		}
-		if (ee->ee_origin != SO_EE_ORIGIN_ICMP)
-			continue;
-		/* SO_EE_OFFENDER(ee), without its cast away of const. */
-		memcpy(&off, ee + 1, sizeof(off));
-		e.type = ee->ee_type;
-		e.code = ee->ee_code;
-		e.info = ee->ee_info;
-		e.offender = off.sin_family == AF_INET ? rd32((const uint8_t *)&off.sin_addr) : 0;
-		e.quoted = w->errpkt;
-		e.len = (size_t)n;
-		switch (sitd_icmp_err(&t->conf, &e, w->relay, sizeof(w->relay), &len)) {
-		case ERR_NOT_OURS:
-		case ERR_IGNORE:
-			continue;
-		case ERR_PMTU:
-			STAT_INC(st->err_received);
-			STAT_INC(st->err_frag_needed);
-			path_mtu_refresh(t);
-			continue;
-		case ERR_DAMP:
-			STAT_INC(st->err_received);
-			STAT_INC(st->err_damped);
-			damper_note(&t->damper, now_ns());
-			continue;
-		case ERR_RELAY:
-			STAT_INC(st->err_received);
-			if (!rl_allow(&w->relay_rl, now_ns())) {
-				STAT_INC(st->tx_icmp_ratelimited);
-				continue;
-			}
-			{
-				struct iovec out[2] = { { vnet_none, VNET_HDR_LEN }, { w->relay, len } };
-
-				if (writev(t->tun_fd, out, 2) < 0)
-					STAT_DROP(st, tun_write_error);
-				else
-					STAT_INC(st->err_relayed);
-			}
-			continue;
-		}
+			return;
+		if (o->kind == OUTER_UDP)
+			rx_udp_error(w, tab, ee, rd32((const uint8_t *)&to.sin_addr));
+		else
+			rx_raw_error(w, tab, ee, n);
 	}
 }
-
-/*
- * `ip link set NAME mtu N` goes straight to the TUN device, which takes 68..65535; the
- * kernel's sit takes 1280..65515 and its ipip 68..65515 (kernel-sit-ipip.md 2.1), so
- * sitd puts a value outside those bounds back inside them.
- */
-static void rx_link_mtu(void *arg, unsigned mtu)
-{
-	struct sitd_tunnel *t = arg;
-	unsigned lo = sitd_mtu_min(t->conf.mode), hi = sitd_mtu_max(&t->conf);
-	unsigned fixed = mtu < lo ? lo : mtu > hi ? hi : mtu;
-
-	if (fixed != mtu) {
-		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,
-			  lo, hi, fixed);
-		if (link_set_mtu(t->conf.name, fixed) < 0)
-			log_warn("%s: cannot set mtu %u", t->conf.name, fixed);
-		mtu = fixed;
-	}
-	if (mtu != __atomic_load_n(&t->conf.mtu, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&t->conf.mtu, mtu, __ATOMIC_RELAXED);
-		log_info("%s: device mtu %u", t->conf.name, mtu);
-	}
-}
-
-void *rx_main(void *arg)
-{
-	struct rx_worker *w = arg;
-	struct sitd_tunnel *t = w->t;
-	struct pollfd p[2 + 1 + 8 + 1 + 1];
-	int np = 0, nraw, nudp;
-	uint64_t next_refresh = now_ns();
-
-	p[np++] = (struct pollfd){ .fd = t->stop_fd, .events = POLLIN };
-	for (int i = 0; i < 2; i++)
-		if (t->raw_fd[i] >= 0)
-			p[np++] = (struct pollfd){ .fd = t->raw_fd[i], .events = POLLIN };
-	if (t->udp_rx_fd >= 0)
-		p[np++] = (struct pollfd){ .fd = t->udp_rx_fd, .events = POLLIN };
-	/* Send sockets only ever have errors to read (POLLERR needs no request). */
-	for (unsigned i = 0; i < t->n_udp_tx; i++)
-		if (t->udp_tx_fd[i] != t->udp_rx_fd)
-			p[np++] = (struct pollfd){ .fd = t->udp_tx_fd[i], .events = 0 };
-	nraw = np;
-	nudp = t->udp_rx_fd >= 0;
-	if (w->nl)
-		p[np++] = (struct pollfd){ .fd = nl_fd(w->nl), .events = POLLIN };
-	while (!stopping(t)) {
-		int r = poll(p, (nfds_t)np, PMTU_REFRESH_MS);
-		uint64_t now;
-
-		if (r < 0 && errno != EINTR) {
-			/* Not expected; keep serving, slowly enough not to spin. */
-			struct timespec ts = { .tv_nsec = 100 * 1000 * 1000 };
-
-			log_warn("%s: poll", t->conf.name);
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		for (int i = 1; r > 0 && i < nraw; i++) {
-			if ((p[i].revents & POLLERR) && nudp)
-				rx_errqueue_udp(w, p[i].fd);
-			else if (p[i].revents & POLLERR)
-				rx_errqueue(w, p[i].fd);
-			if ((p[i].revents & POLLIN) && nudp)
-				rx_batch_udp(w, p[i].fd);
-			else if (p[i].revents & POLLIN)
-				rx_batch(w, p[i].fd);
-		}
-		if (r > 0 && np > nraw && (p[nraw].revents & POLLIN))
-			nl_link_read(w->nl, t->ifindex, rx_link_mtu, t);
-		now = now_ns();
-		if (now >= next_refresh) {
-			path_mtu_refresh(t);
-			next_refresh = now + PMTU_REFRESH_MS * 1000000ull;
-		}
-	}
-	return NULL;
-}
-

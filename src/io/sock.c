@@ -2,16 +2,23 @@
 #include "sock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "wire.h"
 
 enum { SOCK_BUF = 4 << 20 };
+
+static int fcntl_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
 
 static void set_bufs(int fd)
 {
@@ -31,16 +38,21 @@ static int bind_dev(int fd, const char *dev)
 	return setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev));
 }
 
-int raw_open(uint8_t proto, const char *dev)
+int raw_open(uint8_t proto)
 {
-	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, proto), on = 1, err;
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, proto), on = 1, err;
 
 	if (fd < 0)
 		return -1;
-	/* IP_RECVERR: ICMP errors about our packets arrive on the error queue, for sitd to
-	 * learn the path MTU from and relay to inner senders. */
+	/*
+	 * IP_RECVERR: ICMP errors about our packets arrive on the error queue, for sitd to
+	 * learn the path MTU from and relay to inner senders (raw_err() queues them on every
+	 * raw socket of the protocol, so the receive socket sees them).  IP_PKTINFO: the
+	 * device a packet came in on, for tunnels bound to one.
+	 */
 	if (setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &on, sizeof(on)) < 0 ||
-	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) < 0 || bind_dev(fd, dev) < 0) {
+	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0) {
 		err = errno;
 		close(fd);
 		errno = err;
@@ -50,41 +62,44 @@ int raw_open(uint8_t proto, const char *dev)
 	return fd;
 }
 
-int pmtu_probe_open(uint32_t local, const char *dev)
+int raw_send_open(void)
 {
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err;
+	/* IPPROTO_RAW sends any protocol with our header and receives nothing (raw(7)). */
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
 
-	if (fd < 0)
-		return -1;
-	if (bind_dev(fd, dev) < 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	if (local) {
-		struct sockaddr_in sa = { .sin_family = AF_INET };
-
-		wr32((uint8_t *)&sa.sin_addr, local);
-		/* A local address not (yet) on this host still makes a valid tunnel. */
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-			log_warn("local address is not on this host; routing chooses the source");
-	}
+	if (fd >= 0)
+		set_bufs(fd);
 	return fd;
 }
 
-uint32_t pmtu_probe(int fd, uint32_t remote)
+uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9) };
-	int mtu = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), mtu = 0;
 	socklen_t len = sizeof(mtu);
 
-	/* Connect again each time: the socket's cached route would not see a new exception. */
+	if (fd < 0)
+		return 0;
+	/*
+	 * A new socket each time: a connected socket's cached route would not see a new
+	 * exception.  It never sends: connect() looks the route up, IP_MTU reads its MTU,
+	 * with what the kernel learned from Fragmentation Needed.
+	 */
+	if (bind_dev(fd, dev) < 0)
+		goto out;
+	if (local) {
+		wr32((uint8_t *)&sa.sin_addr, local);
+		sa.sin_port = 0;
+		/* A local address not (yet) on this host: routing chooses the source. */
+		(void)bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+		sa.sin_port = htons(9);
+	}
 	wr32((uint8_t *)&sa.sin_addr, remote);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return 0;
-	if (getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &len) < 0 || mtu <= 0)
-		return 0;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &len) < 0 || mtu <= 0)
+		mtu = 0;
+out:
+	close(fd);
 	return (uint32_t)mtu;
 }
 
@@ -111,14 +126,16 @@ static int udp_open(uint32_t local, uint16_t port, const char *dev)
 	return fd;
 }
 
-int udp_rx_open(uint32_t local, uint16_t port, const char *dev)
+int udp_rx_open(uint16_t port)
 {
-	int fd = udp_open(local, port, dev), on = 1, err;
+	int fd = udp_open(0, port, NULL), on = 1, err;
 
 	if (fd < 0)
 		return -1;
+	/* IP_PKTINFO: the destination address and device, for the lookup. */
 	if (setsockopt(fd, IPPROTO_UDP, UDP_GRO, &on, sizeof(on)) < 0 ||
-	    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) < 0) {
+	    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0 || fcntl_nonblock(fd) < 0) {
 		err = errno;
 		close(fd);
 		errno = err;

@@ -23,7 +23,7 @@ int tun_open(const char *name, bool tso, unsigned *offloads)
 	struct ifreq ifr;
 	int fd, hdrsz = VNET_HDR_LEN, err;
 
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	memset(&ifr, 0, sizeof(ifr));

@@ -8,7 +8,7 @@
 
 /*
  * Create TUN device `name` (IFF_TUN | IFF_NO_PI | IFF_VNET_HDR) and enable checksum and
- * TSO offloads, so the kernel hands over TCP super-packets.  Returns the fd (blocking)
+ * TSO offloads, so the kernel hands over TCP super-packets.  Returns the fd (non-blocking)
  * or -1 with errno set; *offloads gets the TUN_F_* bits the kernel accepted.
  */
 int tun_open(const char *name, bool tso, unsigned *offloads);

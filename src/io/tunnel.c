@@ -1,45 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-#include "internal.h"
-
-
+/*
+ * The tunnel table's lifecycle, on the control thread: tunnels in and out, the tables
+ * rebuilt and published, and nothing freed while a worker may still hold it.
+ *
+ * Quiescent-state reclamation, in its simplest form: each worker marks itself offline
+ * (qs = 0) before it blocks in epoll_wait and online (qs = the current grace period)
+ * after, and touches tunnels, paths and tables only while online, never keeping a pointer
+ * across the mark.  daemon_sync() starts a new grace period and waits until every worker
+ * is offline or has marked it: from then on, no worker can hold anything unpublished
+ * before the call.  The per-packet path takes no lock and makes no atomic read-modify-write.
+ */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <libmnl/libmnl.h>
-#include <linux/errqueue.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
-#include <netinet/in.h>
-#include <netinet/udp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/eventfd.h>
-#include <sys/uio.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "gro.h"
-#include "icmp.h"
-#include "icmperr.h"
+#include "internal.h"
 #include "log.h"
 #include "nl.h"
-#include "ratelimit.h"
-#include "rx.h"
 #include "sock.h"
 #include "tun.h"
-#include "tx.h"
-#include "wire.h"
-
-int fcntl_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
 
 uint64_t now_ns(void)
 {
@@ -49,29 +36,42 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Ask both threads to stop: they see the flag, and the eventfd ends their poll(). */
-void tunnel_wake(struct sitd_tunnel *t)
+int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag)
 {
-	uint64_t one = 1;
+	struct epoll_event ev = { .events = events, .data.u64 = (uintptr_t)p | (uintptr_t)tag };
 
-	__atomic_store_n(&t->stopping, true, __ATOMIC_RELEASE);
-	if (write(t->stop_fd, &one, sizeof(one)) < 0)
-		log_warn("%s: cannot wake the threads", t->conf.name);
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-bool stopping(struct sitd_tunnel *t)
+void ep_del(int ep, int fd)
 {
-	return __atomic_load_n(&t->stopping, __ATOMIC_ACQUIRE);
+	(void)epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
 }
 
-uint32_t path_mtu_get(struct sitd_tunnel *t)
+void daemon_sync(struct sitd_daemon *d)
+{
+	uint64_t gp = __atomic_add_fetch(&d->gp, 1, __ATOMIC_SEQ_CST);
+
+	for (unsigned i = 0; i < d->nw; i++) {
+		for (;;) {
+			uint64_t qs = __atomic_load_n(&d->w[i]->qs, __ATOMIC_SEQ_CST);
+			struct timespec ts = { .tv_nsec = 100 * 1000 };
+
+			if (qs == 0 || qs >= gp)
+				break;
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+uint32_t path_mtu_get(const struct tunnel *t)
 {
 	return __atomic_load_n(&t->path_mtu, __ATOMIC_RELAXED);
 }
 
-void path_mtu_refresh(struct sitd_tunnel *t)
+void path_mtu_refresh(struct tunnel *t)
 {
-	uint32_t mtu = pmtu_probe(t->probe_fd, t->conf.remote);
+	uint32_t mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
 
 	if (mtu && mtu != path_mtu_get(t)) {
 		__atomic_store_n(&t->path_mtu, mtu, __ATOMIC_RELAXED);
@@ -79,29 +79,51 @@ void path_mtu_refresh(struct sitd_tunnel *t)
 	}
 }
 
+/* ---- one tunnel's device and sockets ------------------------------------------ */
+
+static void tunnel_close(struct tunnel *t)
+{
+	for (unsigned i = 0; i < t->n_udp_tx; i++)
+		if (!t->path[0] || t->udp_tx_fd[i] != t->path[0]->fd)
+			close(t->udp_tx_fd[i]);
+	/* Closing the TUN fd removes the device. */
+	if (t->tun_fd >= 0)
+		close(t->tun_fd);
+	free(t);
+}
+
+static int tun_error(const struct sitd_conf *c)
+{
+	if (errno == ENOENT || errno == ENODEV)
+		log_warn("cannot open /dev/net/tun (is the tun module there?)");
+	else if (errno == EACCES)
+		log_warn("cannot open /dev/net/tun for \"%s\" as uid %u (an unprivileged sitd "
+			 "needs it readable and writable, mode 0666 as Debian ships it)",
+			 c->name, (unsigned)getuid());
+	else if (errno == EPERM)
+		log_warn("cannot create TUN device \"%s\": needs CAP_NET_ADMIN (run as root)", c->name);
+	else if (errno == EBUSY || errno == EINVAL)
+		log_warn("cannot create TUN device \"%s\" (does a non-TUN device of that name exist?)",
+			 c->name);
+	else
+		log_warn("cannot create TUN device \"%s\"", c->name);
+	return -1;
+}
+
 /*
- * FOU/GUE sockets.  encap-sport auto: a few send sockets on ports the kernel picks, one
- * chosen per inner flow by its hash, so flows spread over source ports as the kernel's
- * udp_flow_src_port() spreads them (over a smaller set).
+ * FOU/GUE send sockets.  encap-sport auto: a few on ports the kernel picks, one chosen per
+ * inner flow by its hash, so flows spread over source ports as udp_flow_src_port()
+ * spreads them (over a smaller set).  encap-sport = encap-dport: the port's own socket.
  */
-static int udp_open_all(struct sitd_tunnel *t)
+static int udp_tx_all(struct tunnel *t)
 {
 	struct sitd_conf *c = &t->conf;
 	int df = c->pmtudisc ? IP_PMTUDISC_PROBE : IP_PMTUDISC_DONT;
-	unsigned want = c->encap_sport ? 1 : sizeof(t->udp_tx_fd) / sizeof(t->udp_tx_fd[0]);
+	unsigned want = c->encap_sport ? 1 : UDP_TX_MAX;
 
-	t->udp_rx_fd = udp_rx_open(c->local, c->encap_dport, c->dev);
-	if (t->udp_rx_fd < 0) {
-		log_warn("%s: cannot open the UDP socket for port %u", c->name, c->encap_dport);
-		return -1;
-	}
 	if (c->encap_sport == c->encap_dport) {
-		if (udp_tx_setup(t->udp_rx_fd, df, c->encap_csum) < 0) {
-			log_warn("%s: cannot set up the UDP socket for port %u", c->name,
-				 c->encap_dport);
-			return -1;
-		}
-		t->udp_tx_fd[t->n_udp_tx++] = t->udp_rx_fd;
+		t->udp_tx_fd[t->n_udp_tx++] = t->path[0]->fd;
+		return 0;
 	}
 	while (t->n_udp_tx < want) {
 		int fd = udp_tx_open(c->local, c->encap_sport, c->dev, df, c->encap_csum);
@@ -113,101 +135,52 @@ static int udp_open_all(struct sitd_tunnel *t)
 		}
 		t->udp_tx_fd[t->n_udp_tx++] = fd;
 	}
-	/* UDP_SEGMENT needs the checksum: with SO_NO_CHECK the kernel refuses it. */
-	t->udp_gso = c->encap_csum;
 	return 0;
 }
 
-static void close_fd(int *fd)
+static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf *c,
+				  struct outer **closing)
 {
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* Close everything tunnel_open() opened; closing the TUN fd removes the device. */
-void tunnel_close_only(struct sitd_tunnel *t)
-{
-	for (unsigned i = 0; i < t->n_udp_tx; i++)
-		if (t->udp_tx_fd[i] != t->udp_rx_fd)
-			close_fd(&t->udp_tx_fd[i]);
-	t->n_udp_tx = 0;
-	close_fd(&t->udp_rx_fd);
-	close_fd(&t->raw_fd[0]);
-	close_fd(&t->raw_fd[1]);
-	close_fd(&t->probe_fd);
-	close_fd(&t->stop_fd);
-	close_fd(&t->tun_fd);
-}
-
-int tunnel_open(struct sitd_tunnel *t)
-{
-	struct sitd_conf *c = &t->conf;
+	struct tunnel *t = calloc(1, sizeof(*t));
 	char desc[256];
 	uint32_t underlay;
-	int fd;
 
-	t->raw_fd[0] = t->raw_fd[1] = t->udp_rx_fd = t->probe_fd = t->stop_fd = t->tun_fd = -1;
-	t->n_udp_tx = 0;
-	t->stopping = false;
-	memset(&t->damper, 0, sizeof(t->damper));
-	if (c->dev[0] && !if_nametoindex(c->dev)) {
-		log_warnx("%s: cannot find device \"%s\"", c->name, c->dev);
-		return -1;
+	if (!t) {
+		log_warn("%s: out of memory", c->name);
+		return NULL;
 	}
-
-	/* The TUN device first: it needs CAP_NET_ADMIN, the clearer message. */
+	t->req = *c;
+	t->conf = *c;
+	t->tun_fd = -1;
+	if (c->dev[0]) {
+		t->link = if_nametoindex(c->dev);
+		if (!t->link) {
+			log_warnx("%s: cannot find device \"%s\"", c->name, c->dev);
+			goto fail;
+		}
+	}
+	/* The device first: it needs CAP_NET_ADMIN, the clearer message. */
 	t->tun_fd = tun_open(c->name, !c->nogso, &t->offloads);
 	if (t->tun_fd < 0) {
-		if (errno == ENOENT || errno == ENODEV)
-			log_warn("cannot open /dev/net/tun (is the tun module there?)");
-		else if (errno == EACCES)
-			log_warn("cannot open /dev/net/tun for \"%s\" as uid %u (an unprivileged sitd "
-				 "needs it readable and writable, mode 0666 as Debian ships it)",
-				 c->name, (unsigned)getuid());
-		else if (errno == EPERM)
-			log_warn("cannot create TUN device \"%s\": needs CAP_NET_ADMIN (run as root)",
-				 c->name);
-		else if (errno == EBUSY || errno == EINVAL)
-			log_warn("cannot create TUN device \"%s\" (does a non-TUN device of that name exist?)",
-				 c->name);
-		else
-			log_warn("cannot create TUN device \"%s\"", c->name);
+		tun_error(c);
 		goto fail;
 	}
 	t->ifindex = if_nametoindex(c->name);
-	t->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (t->stop_fd < 0) {
-		log_warn("%s: eventfd", c->name);
-		goto fail;
-	}
 
-	if (c->encap != SITD_ENCAP_NONE && udp_open_all(t) < 0)
-		goto fail;
-	for (int i = 0; i < 2 && c->encap == SITD_ENCAP_NONE; i++) {
-		uint8_t proto = i == 0 ? IPPROTO_IPV6 : IPPROTO_IPIP;
-
-		if (c->mode != SITD_MODE_ANY && (uint8_t)c->mode != proto)
-			continue;
-		fd = raw_open(proto, c->dev);
-		if (fd < 0) {
-			if (errno == EPERM || errno == EACCES)
-				log_warn("cannot open a raw socket for protocol %u: needs CAP_NET_RAW",
-					 proto);
-			else
-				log_warn("cannot open a raw socket for protocol %u", proto);
+	if (c->encap != SITD_ENCAP_NONE) {
+		t->path[0] = outer_get(d, c, OUTER_UDP, closing);
+		if (!t->path[0] || udp_tx_all(t) < 0)
 			goto fail;
-		}
-		t->raw_fd[i] = fd;
+		/* UDP_SEGMENT needs the checksum: with SO_NO_CHECK the kernel refuses it. */
+		t->udp_gso = c->encap_csum;
+	} else {
+		if (c->mode != SITD_MODE_IPIP && !(t->path[0] = outer_get(d, c, OUTER_RAW41, closing)))
+			goto fail;
+		if (c->mode != SITD_MODE_SIT && !(t->path[1] = outer_get(d, c, OUTER_RAW4, closing)))
+			goto fail;
 	}
-	t->send_fd = t->raw_fd[0] >= 0 ? t->raw_fd[0] : t->raw_fd[1];
 
-	t->probe_fd = pmtu_probe_open(c->local, c->dev);
-	if (t->probe_fd < 0) {
-		log_warn("%s: cannot open the path MTU probe socket", c->name);
-		goto fail;
-	}
-	underlay = pmtu_probe(t->probe_fd, c->remote);
+	underlay = pmtu_query(c->local, c->remote, c->dev);
 	if (!underlay) {
 		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
 
@@ -216,122 +189,396 @@ int tunnel_open(struct sitd_tunnel *t)
 			  underlay);
 	}
 	t->path_mtu = underlay;
-
-	/* As the kernel: device MTU = underlay MTU - the encapsulation, unless given. */
-	if (!c->mtu) {
-		uint32_t m = underlay - sitd_encap_len(c);
-
-		if (m < sitd_mtu_min(c->mode))
-			m = sitd_mtu_min(c->mode);
-		c->mtu = m;
-	}
-	if (link_set_mtu(c->name, c->mtu) < 0) {
-		log_warn("cannot set the MTU of %s to %u", c->name, c->mtu);
+	if (!t->conf.mtu)
+		t->conf.mtu = sitd_mtu_default(&t->conf, underlay);
+	if (link_set_mtu(c->name, t->conf.mtu) < 0) {
+		log_warn("cannot set the MTU of %s to %u", c->name, t->conf.mtu);
 		goto fail;
 	}
+	sitd_rx_init(&t->rx, &t->conf, &t->rx_stats);
 
-	sitd_conf_format(c, desc, sizeof(desc));
+	sitd_conf_format(&t->conf, desc, sizeof(desc));
 	log_info("%s, path mtu %u, offloads%s%s%s%s", desc, underlay,
 		 t->offloads & TUN_F_CSUM ? " csum" : "", t->offloads & TUN_F_TSO4 ? " tso4" : "",
 		 t->offloads & TUN_F_TSO6 ? " tso6" : "", t->offloads & TUN_F_TSO_ECN ? " tso_ecn" : "");
-	return 0;
+	return t;
 fail:
-	tunnel_close_only(t);
-	return -1;
+	outer_put(d, t->path[0], closing);
+	outer_put(d, t->path[1], closing);
+	tunnel_close(t);
+	return NULL;
 }
 
-int tunnel_start(struct sitd_tunnel *t)
+/* ---- the table ------------------------------------------------------------------ */
+
+static unsigned outer_count(const struct sitd_daemon *d)
 {
-	/* Allocated once; the loops allocate nothing. */
-	struct tx_worker *tw = calloc(1, sizeof(*tw));
-	struct rx_worker *rw = calloc(1, sizeof(*rw));
-	uint16_t id;
+	unsigned n = 0;
 
-	if (!tw || !rw) {
-		log_warn("%s: out of memory", t->conf.name);
-		goto fail;
-	}
-	tw->t = rw->t = t;
-	tw->dst.sin_family = AF_INET;
-	tw->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
-	wr32((uint8_t *)&tw->dst.sin_addr, t->conf.remote);
-	/* A start for the outer ID that differs between runs, as the kernel's is hashed. */
-	id = (uint16_t)(now_ns() ^ (uint64_t)getpid());
-	sitd_tx_init(&tw->tx, &t->conf, &t->tx_stats, &t->damper, id);
-	sitd_rx_init(&rw->rx, &t->conf, &t->rx_stats);
-	sitd_gro_init(&rw->gro, !t->conf.nogro, &t->rx_stats);
-	rl_init(&rw->relay_rl, 1000, 50);
-	rw->nl = nl_link_open();
-	if (!rw->nl)
-		log_warn("%s: no link notifications; mtu bounds are not enforced", t->conf.name);
+	for (const struct outer *o = d->outers; o; o = o->next)
+		n++;
+	return n;
+}
 
-	if (fcntl_nonblock(t->tun_fd) < 0) {
-		log_warn("%s: O_NONBLOCK", t->conf.name);
-		goto fail;
+static void forget(struct sitd_daemon *d, struct tunnel *t)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		if (d->t[i] == t) {
+			memmove(&d->t[i], &d->t[i + 1], (d->n - i - 1) * sizeof(d->t[0]));
+			d->n--;
+			return;
+		}
 	}
-	errno = pthread_create(&t->tx_thread, NULL, tx_main, tw);
-	if (errno) {
-		log_warn("%s: pthread_create", t->conf.name);
-		goto fail;
+}
+
+/* Register a published tunnel with the worker that reads its device. */
+static int tunnel_attach(struct sitd_daemon *d, struct tunnel *t)
+{
+	int ep;
+
+	t->worker = d->next_tun_worker++ % d->nw;
+	ep = d->w[t->worker]->ep;
+	if (ep_add(ep, t->tun_fd, EPOLLIN, t, EV_TUN) < 0)
+		return -1;
+	/* The send sockets have errors to read (EPOLLERR needs no request). */
+	for (unsigned i = 0; i < t->n_udp_tx; i++) {
+		if (t->udp_tx_fd[i] == t->path[0]->fd)
+			continue;
+		if (ep_add(ep, t->udp_tx_fd[i], 0, t, EV_UDPERR) < 0) {
+			for (unsigned k = 0; k < i; k++)
+				ep_del(ep, t->udp_tx_fd[k]);
+			ep_del(ep, t->tun_fd);
+			return -1;
+		}
 	}
-	errno = pthread_create(&t->rx_thread, NULL, rx_main, rw);
-	if (errno) {
-		log_warn("%s: pthread_create", t->conf.name);
-		tunnel_wake(t);
-		pthread_join(t->tx_thread, NULL);
-		goto fail;
-	}
-	t->tx_worker = tw;
-	t->rx_worker = rw;
 	return 0;
-fail:
-	if (rw && rw->nl)
-		mnl_socket_close(rw->nl);
-	free(tw);
-	free(rw);
-	tunnel_close_only(t);
-	return -1;
 }
 
-void tunnel_stop(struct sitd_tunnel *t)
+static void tunnel_detach(struct sitd_daemon *d, struct tunnel *t)
 {
-	struct rx_worker *rw = t->rx_worker;
+	int ep = d->w[t->worker]->ep;
 
-	tunnel_wake(t);
-	pthread_join(t->tx_thread, NULL);
-	pthread_join(t->rx_thread, NULL);
-	if (rw->nl)
-		mnl_socket_close(rw->nl);
-	free(t->tx_worker);
-	free(t->rx_worker);
-	t->tx_worker = t->rx_worker = NULL;
-	tunnel_close_only(t);
+	ep_del(ep, t->tun_fd);
+	for (unsigned i = 0; i < t->n_udp_tx; i++)
+		if (t->udp_tx_fd[i] != t->path[0]->fd)
+			ep_del(ep, t->udp_tx_fd[i]);
 }
 
-void tunnel_stats(struct sitd_tunnel *t, struct sitd_stats *s)
+static int grow(struct sitd_daemon *d, unsigned more)
+{
+	struct tunnel **t;
+	unsigned cap = d->cap ? d->cap : 64;
+
+	while (cap < d->n + more)
+		cap *= 2;
+	if (cap == d->cap)
+		return 0;
+	t = realloc(d->t, cap * sizeof(*t));
+	if (!t)
+		return -1;
+	d->t = t;
+	d->cap = cap;
+	return 0;
+}
+
+static void drop_new(struct sitd_daemon *d, struct tunnel **added, unsigned nadded,
+		     struct tunnel *t, struct outer **closing)
+{
+	forget(d, t);
+	outer_put(d, t->path[0], closing);
+	outer_put(d, t->path[1], closing);
+	for (unsigned i = 0; i < nadded; i++)
+		if (added[i] == t)
+			added[i] = NULL;
+	tunnel_close(t);
+}
+
+/*
+ * Publish the tables of the tunnels in d->t (the tables replaced go to old[], to free
+ * after daemon_sync).  Of two tunnels that clash, the later, a new one, is dropped; without
+ * memory every new one is, and the tables stay as they were.
+ */
+static void publish(struct sitd_daemon *d, struct tunnel **added, unsigned nadded, void ***old,
+		    unsigned *nold, struct outer **closing)
+{
+	for (;;) {
+		struct tunnel *later, *earlier;
+		void **o = realloc(*old, (*nold + outer_count(d) + 1) * sizeof(*o));
+
+		if (o) {
+			*old = o;
+			if (outer_rebuild(d, *old, nold, &later, &earlier) == 0)
+				return;
+		} else {
+			later = NULL;
+		}
+		if (!later) {
+			bool any = false;
+
+			for (unsigned i = 0; i < nadded; i++) {
+				if (added[i]) {
+					drop_new(d, added, nadded, added[i], closing);
+					any = true;
+				}
+			}
+			if (!any)
+				return;
+			continue;
+		}
+		/* As the kernel answers EEXIST for a second tunnel with the same parameters. */
+		log_warnx("%s: tunnel \"%s\" already has this remote, local and dev", later->conf.name,
+			  earlier->conf.name);
+		drop_new(d, added, nadded, later, closing);
+	}
+}
+
+unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n, bool *ok)
+{
+	struct tunnel **added = calloc(n ? n : 1, sizeof(*added));
+	struct outer *closing = NULL;
+	unsigned failed = 0, nold = 0;
+	void **old = NULL;
+	bool again = false;
+
+	if (!added || grow(d, n) < 0) {
+		log_warn("out of memory for %u tunnels", n);
+		free(added);
+		for (unsigned i = 0; i < n; i++)
+			ok[i] = false;
+		return n;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (daemon_find(d, c[i].name)) {
+			log_warnx("%s: a tunnel of that name is running", c[i].name);
+			continue;
+		}
+		added[i] = tunnel_open(d, &c[i], &closing);
+		if (added[i])
+			d->t[d->n++] = added[i];
+	}
+	publish(d, added, n, &old, &nold, &closing);
+	for (unsigned i = 0; i < n; i++) {
+		if (added[i] && tunnel_attach(d, added[i]) < 0) {
+			log_warn("%s: epoll", added[i]->conf.name);
+			/* Out of the list; its entries leave the tables below. */
+			forget(d, added[i]);
+			outer_put(d, added[i]->path[0], &closing);
+			outer_put(d, added[i]->path[1], &closing);
+			again = true;
+		}
+	}
+	if (again)
+		publish(d, NULL, 0, &old, &nold, &closing);
+	daemon_sync(d);
+	for (unsigned i = 0; i < nold; i++)
+		free(old[i]);
+	free(old);
+	outer_close(closing);
+	for (unsigned i = 0; i < n; i++) {
+		ok[i] = added[i] && daemon_find(d, c[i].name) == added[i];
+		if (added[i] && !ok[i])
+			tunnel_close(added[i]);
+		failed += !ok[i];
+	}
+	free(added);
+	return failed;
+}
+
+void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n)
+{
+	struct tunnel **gone = calloc(n ? n : 1, sizeof(*gone));
+	struct outer *closing = NULL;
+	unsigned ngone = 0, nold = 0;
+	void **old;
+
+	if (!gone) {
+		log_warn("out of memory removing %u tunnels", n);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct tunnel *t = daemon_find(d, names[i]);
+
+		if (!t)
+			continue;
+		tunnel_detach(d, t);
+		forget(d, t);
+		outer_put(d, t->path[0], &closing);
+		outer_put(d, t->path[1], &closing);
+		gone[ngone++] = t;
+	}
+	/* Fewer tunnels cannot clash; without memory the old tables stay, naming the removed
+	 * ones, which then stay allocated (their devices closed) rather than be freed. */
+	old = NULL;
+	publish(d, NULL, 0, &old, &nold, &closing);
+	if (!old) {
+		log_warnx("cannot rebuild the tunnel table: out of memory");
+		for (unsigned i = 0; i < ngone; i++)
+			close(gone[i]->tun_fd);
+		daemon_sync(d);
+		outer_close(closing);
+		free(gone);
+		return;
+	}
+	daemon_sync(d);
+	for (unsigned i = 0; i < nold; i++)
+		free(old[i]);
+	free(old);
+	outer_close(closing);
+	for (unsigned i = 0; i < ngone; i++)
+		tunnel_close(gone[i]);
+	free(gone);
+}
+
+/* ---- what the control thread reads ---------------------------------------------- */
+
+unsigned daemon_count(const struct sitd_daemon *d)
+{
+	return d->n;
+}
+
+struct tunnel *daemon_tunnel(const struct sitd_daemon *d, unsigned i)
+{
+	return i < d->n ? d->t[i] : NULL;
+}
+
+struct tunnel *daemon_find(const struct sitd_daemon *d, const char *name)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (!strcmp(d->t[i]->conf.name, name))
+			return d->t[i];
+	return NULL;
+}
+
+const struct sitd_conf *tunnel_req(const struct tunnel *t)
+{
+	return &t->req;
+}
+
+const struct sitd_conf *tunnel_conf(const struct tunnel *t)
+{
+	return &t->conf;
+}
+
+void tunnel_stats(const struct tunnel *t, struct sitd_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	sitd_stats_sum(s, &t->tx_stats);
 	sitd_stats_sum(s, &t->rx_stats);
 }
 
-uint32_t tunnel_path_mtu(struct sitd_tunnel *t)
+uint32_t tunnel_path_mtu(const struct tunnel *t)
 {
 	return path_mtu_get(t);
 }
 
-void tunnel_print_stats(struct sitd_tunnel *t)
+void daemon_stats(const struct sitd_daemon *d, struct sitd_stats *s)
 {
-	struct sitd_stats s;
-
-	tunnel_stats(t, &s);
-	fprintf(stderr, "sitd: %s: stats\n", t->conf.name);
-	fprintf(stderr, "  %-22s %u\n", "path_mtu", path_mtu_get(t));
-#define PRINT_CTR(name, desc) fprintf(stderr, "  %-22s %" PRIu64 "\n", #name, s.name);
-	SITD_COUNTERS(PRINT_CTR)
-#undef PRINT_CTR
-	for (int i = 0; i < SITD_DROP_MAX; i++)
-		fprintf(stderr, "  drop_%-17s %" PRIu64 "\n", sitd_drop_names[i], s.drop[i]);
-	fprintf(stderr, "sitd: %s: end stats\n", t->conf.name);
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < d->nw; i++)
+		sitd_stats_sum(s, &d->w[i]->stats);
 }
 
+unsigned daemon_workers(const struct sitd_daemon *d)
+{
+	return d->nw;
+}
+
+void daemon_tick(struct sitd_daemon *d)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		struct tunnel *t = d->t[i];
+		uint64_t sent = __atomic_load_n(&t->tx_stats.tx_packets, __ATOMIC_RELAXED);
+
+		if (sent != t->pmtu_seen_tx) {
+			t->pmtu_seen_tx = sent;
+			path_mtu_refresh(t);
+		}
+	}
+}
+
+/* ---- link notifications ---------------------------------------------------------- */
+
+/*
+ * `ip link set NAME mtu N` goes straight to the TUN device, which takes 68..65535; the
+ * kernel's sit takes 1280..65515 and its ipip 68..65515 (ipip6_tunnel_change_mtu,
+ * ip_tunnel_change_mtu), so sitd puts a value outside those bounds back inside them.
+ */
+static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
+{
+	struct sitd_daemon *d = arg;
+	struct tunnel *t = NULL;
+	unsigned fixed;
+
+	for (unsigned i = 0; i < d->n && !t; i++)
+		if (d->t[i]->ifindex == ifindex)
+			t = d->t[i];
+	if (!t)
+		return;
+	fixed = sitd_mtu_clamp(&t->conf, mtu);
+	if (fixed != mtu) {
+		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,
+			  sitd_mtu_min(t->conf.mode), sitd_mtu_max(&t->conf), fixed);
+		if (link_set_mtu(t->conf.name, fixed) < 0)
+			log_warn("%s: cannot set mtu %u", t->conf.name, fixed);
+		mtu = fixed;
+	}
+	if (mtu != t->conf.mtu) {
+		t->conf.mtu = mtu;
+		log_info("%s: device mtu %u", t->conf.name, mtu);
+	}
+}
+
+int daemon_netlink_fd(const struct sitd_daemon *d)
+{
+	return d->nl ? nl_fd(d->nl) : -1;
+}
+
+void daemon_netlink_read(struct sitd_daemon *d)
+{
+	if (d->nl)
+		nl_link_read(d->nl, link_mtu, d);
+}
+
+/* ---- the daemon ------------------------------------------------------------------ */
+
+struct sitd_daemon *daemon_new(unsigned workers)
+{
+	struct sitd_daemon *d = calloc(1, sizeof(*d));
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!d) {
+		log_warn("out of memory");
+		return NULL;
+	}
+	d->gp = 1;
+	if (!workers)
+		workers = cpus > 0 ? (unsigned)cpus : 1;
+	/* The first TUN device goes to another worker than the raw sockets' (worker 0). */
+	d->next_tun_worker = d->next_udp_worker = workers > 1 ? 1 : 0;
+	if (workers_alloc(d, workers) < 0) {
+		free(d);
+		return NULL;
+	}
+	d->nl = nl_link_open();
+	if (!d->nl)
+		log_warn("no link notifications; mtu bounds are not enforced");
+	return d;
+}
+
+void daemon_free(struct sitd_daemon *d)
+{
+	if (!d)
+		return;
+	/* The workers are gone after this: nothing needs a grace period any more. */
+	workers_stop(d);
+	for (unsigned i = 0; i < d->n; i++)
+		tunnel_close(d->t[i]);
+	d->n = 0;
+	outer_close(d->outers);
+	d->outers = NULL;
+	workers_free(d);
+	if (d->nl)
+		mnl_socket_close(d->nl);
+	free(d->t);
+	free(d);
+}

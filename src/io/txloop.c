@@ -1,66 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-#include "internal.h"
-
-
+/*
+ * Transmit, TUN -> network, on the worker that owns the tunnel's device: frames read in a
+ * batch, each judged, split and encapsulated by the core (tx.c), the outer packets sent
+ * with one sendmmsg.  Raw tunnels send through the worker's send-only raw socket, FOU/GUE
+ * ones through their own UDP sockets (or the port's, for encap-sport = encap-dport).
+ */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <libmnl/libmnl.h>
+#include <time.h>
 #include <linux/errqueue.h>
-#include <linux/if_tun.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
-#include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/eventfd.h>
-#include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "gro.h"
-#include "icmp.h"
-#include "icmperr.h"
+#include "internal.h"
 #include "log.h"
-#include "nl.h"
-#include "ratelimit.h"
-#include "rx.h"
-#include "sock.h"
-#include "tun.h"
-#include "tx.h"
-#include "wire.h"
 
-/* ---- transmit: TUN -> network ---------------------------------------------------- */
-
-
-static void tx_flush_raw(struct tx_worker *w);
-static void tx_flush_udp(struct tx_worker *w, unsigned from);
-
-static void tx_flush(struct tx_worker *w)
+/* IP_PKTINFO in an outgoing message: the device a bound tunnel sends through, its source. */
+static size_t put_pktinfo(struct cmsghdr *c, const struct tunnel *t)
 {
-	struct sitd_tx *tx = &w->tx;
+	struct in_pktinfo pi = { .ipi_ifindex = (int)t->link };
 
-	if (w->t->conf.encap != SITD_ENCAP_NONE) {
-		tx_flush_udp(w, 0);
-		sitd_tx_reset(tx);
-		return;
-	}
-	tx_flush_raw(w);
+	wr32((uint8_t *)&pi.ipi_spec_dst, t->conf.local);
+	c->cmsg_level = SOL_IP;
+	c->cmsg_type = IP_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	return CMSG_SPACE(sizeof(pi));
 }
 
-static void tx_flush_raw(struct tx_worker *w)
+static void tx_flush_raw(struct worker *w, struct tunnel *t)
 {
 	struct sitd_tx *tx = &w->tx;
-	struct sitd_stats *st = &w->t->tx_stats;
+	struct sitd_stats *st = &t->tx_stats;
 	unsigned n = tx->nout, i = 0;
 	bool retried = false;
 
 	for (unsigned k = 0; k < n; k++) {
-		struct msghdr *m = &w->msgs[k].msg_hdr;
+		struct msghdr *m = &w->tmsgs[k].msg_hdr;
 
 		m->msg_name = &w->dst;
 		m->msg_namelen = sizeof(w->dst);
@@ -69,20 +47,22 @@ static void tx_flush_raw(struct tx_worker *w)
 		m->msg_control = NULL;
 		m->msg_controllen = 0;
 		m->msg_flags = 0;
+		if (t->link) {
+			m->msg_control = w->tcmsg[k].buf;
+			m->msg_controllen = put_pktinfo(CMSG_FIRSTHDR(m), t);
+		}
 	}
 	while (i < n) {
-		int r = sendmmsg(w->t->send_fd, w->msgs + i, n - i, 0);
+		int r = sendmmsg(w->raw_tx, w->tmsgs + i, n - i, 0);
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			/*
-			 * An ICMP error about an earlier packet leaves its errno on the socket,
-			 * and the next send reports it instead of sending (sock_error()): try
-			 * once more before counting this message as lost.  A real failure
-			 * (EMSGSIZE, no route) fails again; the rest of the batch may still go.
-			 */
-			if (!retried) {
+			/* The route's MTU fell below what sitd thought: read it again. */
+			if (errno == EMSGSIZE)
+				path_mtu_refresh(t);
+			/* One retry, then this message is lost; the rest of the batch may still go. */
+			if (!retried && errno != EMSGSIZE) {
 				retried = true;
 				continue;
 			}
@@ -101,11 +81,12 @@ static void tx_flush_raw(struct tx_worker *w)
 }
 
 /* Build one FOU/GUE message from outs [o, end); returns how many outs it took. */
-static unsigned udp_msg(struct tx_worker *w, unsigned m, unsigned o, unsigned *iovk)
+static unsigned udp_msg(struct worker *w, struct tunnel *t, bool shared, unsigned m, unsigned o,
+			unsigned *iovk)
 {
 	struct sitd_tx *tx = &w->tx;
 	struct sitd_out *first = &tx->out[o];
-	struct msghdr *h = &w->msgs[m].msg_hdr;
+	struct msghdr *h = &w->tmsgs[m].msg_hdr;
 	struct cmsghdr *c;
 	unsigned n = 0;
 	uint32_t total = 0;
@@ -113,24 +94,24 @@ static unsigned udp_msg(struct tx_worker *w, unsigned m, unsigned o, unsigned *i
 
 	h->msg_name = &w->dst;
 	h->msg_namelen = sizeof(w->dst);
-	h->msg_iov = &w->iovs[*iovk];
+	h->msg_iov = &w->tiovs[*iovk];
 	h->msg_iovlen = 0;
 	/* With UDP_SEGMENT: the frame's segments, all as long as the first but the last. */
 	do {
 		struct sitd_out *x = &tx->out[o + n];
 
 		for (unsigned k = 0; k < x->iovcnt; k++)
-			w->iovs[(*iovk)++] = x->iov[k];
+			w->tiovs[(*iovk)++] = x->iov[k];
 		h->msg_iovlen += x->iovcnt;
 		total += x->len;
 		n++;
-	} while (w->t->udp_gso && o + n < tx->nout && n < UDP_MAX_SEGS &&
+	} while (t->udp_gso && o + n < tx->nout && n < UDP_MAX_SEGS &&
 		 tx->out[o + n].frame == first->frame && tx->out[o + n - 1].len == first->len &&
 		 tx->out[o + n].len <= first->len && tx->out[o + n].df == first->df &&
 		 total + tx->out[o + n].len <= IP_MAX_LEN - IPV4_HDR_LEN - UDP_HDR_LEN);
 
-	h->msg_control = w->cmsg[m].buf;
-	h->msg_controllen = sizeof(w->cmsg[m].buf);
+	h->msg_control = w->tcmsg[m].buf;
+	h->msg_controllen = sizeof(w->tcmsg[m].buf);
 	c = CMSG_FIRSTHDR(h);
 	c->cmsg_level = SOL_IP;
 	c->cmsg_type = IP_TTL;
@@ -143,6 +124,7 @@ static unsigned udp_msg(struct tx_worker *w, unsigned m, unsigned o, unsigned *i
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	v = first->tos;
 	memcpy(CMSG_DATA(c), &v, sizeof(v));
+	h->msg_controllen = CMSG_SPACE(sizeof(int)) * 2;
 	if (n > 1) {
 		uint16_t seg = (uint16_t)first->len;
 
@@ -151,9 +133,12 @@ static unsigned udp_msg(struct tx_worker *w, unsigned m, unsigned o, unsigned *i
 		c->cmsg_type = UDP_SEGMENT;
 		c->cmsg_len = CMSG_LEN(sizeof(seg));
 		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
-		h->msg_controllen = CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(seg));
-	} else {
-		h->msg_controllen = CMSG_SPACE(sizeof(int)) * 2;
+		h->msg_controllen += CMSG_SPACE(sizeof(seg));
+	}
+	/* The port's socket is bound to no address: say which source, and which device. */
+	if (shared && (t->link || t->conf.local)) {
+		c = CMSG_NXTHDR(h, c);
+		h->msg_controllen += put_pktinfo(c, t);
 	}
 	h->msg_flags = 0;
 	return n;
@@ -165,16 +150,16 @@ static unsigned udp_msg(struct tx_worker *w, unsigned m, unsigned o, unsigned *i
  * segment by segment.  The rare packet that must leave without DF on a DF socket
  * (RFC 4213 3.2.2, an IPv4 packet without DF) goes alone with IP_PMTUDISC_DONT.
  */
-static void tx_flush_udp(struct tx_worker *w, unsigned from)
+static void tx_flush_udp(struct worker *w, struct tunnel *t, unsigned from)
 {
 	struct sitd_tx *tx = &w->tx;
-	struct sitd_tunnel *t = w->t;
 	struct sitd_stats *st = &t->tx_stats;
+	bool shared = t->udp_tx_fd[0] == t->path[0]->fd;
 	unsigned m = 0, iovk = 0;
 
 	for (unsigned o = from; o < tx->nout; m++) {
 		w->first_out[m] = o;
-		o += udp_msg(w, m, o, &iovk);
+		o += udp_msg(w, t, shared, m, o, &iovk);
 	}
 	for (unsigned i = 0; i < m;) {
 		unsigned o = w->first_out[i], n = (i + 1 < m ? w->first_out[i + 1] : tx->nout) - o;
@@ -190,9 +175,9 @@ static void tx_flush_udp(struct tx_worker *w, unsigned from)
 			run++;
 		if (nodf)
 			(void)setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &mode, sizeof(mode));
-		r = sendmmsg(fd, &w->msgs[i], run, 0);
+		r = sendmmsg(fd, &w->tmsgs[i], run, 0);
 		if (r < 0 && errno != EMSGSIZE && errno != EIO && errno != EINVAL)
-			r = sendmmsg(fd, &w->msgs[i], run, 0);	/* an earlier ICMP's errno */
+			r = sendmmsg(fd, &w->tmsgs[i], run, 0);	/* an earlier ICMP's errno */
 		if (nodf) {
 			mode = IP_PMTUDISC_PROBE;
 			(void)setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &mode, sizeof(mode));
@@ -201,10 +186,12 @@ static void tx_flush_udp(struct tx_worker *w, unsigned from)
 			log_warnx("%s: UDP GSO refused by the kernel; sending segment by segment",
 				  t->conf.name);
 			t->udp_gso = false;
-			tx_flush_udp(w, o);
+			tx_flush_udp(w, t, o);
 			return;
 		}
 		if (r <= 0) {
+			if (r < 0 && errno == EMSGSIZE)
+				path_mtu_refresh(t);
 			/* This message failed; count its segments and go on with the next. */
 			STAT_ADD(st->drop[SITD_DROP_tx_send_error], n);
 			i++;
@@ -221,44 +208,79 @@ static void tx_flush_udp(struct tx_worker *w, unsigned from)
 	}
 }
 
-void *tx_main(void *arg)
+static void tx_flush(struct worker *w, struct tunnel *t)
 {
-	struct tx_worker *w = arg;
-	struct sitd_tunnel *t = w->t;
+	if (!w->tx.nout)
+		return;
+	if (t->conf.encap != SITD_ENCAP_NONE) {
+		tx_flush_udp(w, t, 0);
+		sitd_tx_reset(&w->tx);
+		return;
+	}
+	tx_flush_raw(w, t);
+}
+
+/*
+ * The frames the device has, up to TX_BUDGET so that one busy tunnel does not starve the
+ * others on this worker (epoll is level-triggered: what is left is reported again).
+ */
+void tx_tunnel(struct worker *w, struct tunnel *t)
+{
 	unsigned nframe = 0;
 
-	while (!stopping(t)) {
+	sitd_tx_use(&w->tx, &t->conf, &t->tx_stats, &t->damper);
+	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
+	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);
+	for (unsigned budget = TX_BUDGET; budget; budget--) {
 		ssize_t n = read(t->tun_fd, w->frames[nframe], FRAME_SIZE);
 		enum sitd_tx_verdict v;
 
 		if (n < 0) {
-			if (errno == EAGAIN) {
-				struct pollfd p[2] = { { .fd = t->tun_fd, .events = POLLIN },
-						       { .fd = t->stop_fd, .events = POLLIN } };
-
-				tx_flush(w);
-				nframe = 0;
-				(void)poll(p, 2, -1);
-			} else if (errno != EINTR) {
-				log_warn("%s: read from TUN", t->conf.name);
-				return NULL;
-			}
-			continue;
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				STAT_DROP(&t->tx_stats, tun_write_error);
+			break;
 		}
 		v = sitd_tx_begin(&w->tx, w->frames[nframe], (uint32_t)n, path_mtu_get(t), now_ns());
 		if (w->tx.icmp_len && write(t->tun_fd, w->tx.icmp, w->tx.icmp_len) < 0)
 			STAT_DROP(&t->tx_stats, tun_write_error);
 		if (v == SITD_TX_SEND) {
 			while (!sitd_tx_next(&w->tx))
-				tx_flush(w);
+				tx_flush(w, t);
 			nframe++;
 		}
 		/* Flush when frames run out or the next super-packet might not fit. */
 		if (nframe == TX_FRAMES || w->tx.nout > SITD_TX_MAX_OUT / 2) {
-			tx_flush(w);
+			tx_flush(w, t);
 			nframe = 0;
 		}
 	}
-	return NULL;
+	tx_flush(w, t);
 }
 
+/* The tunnel's own UDP send sockets report ICMP errors: the path MTU is what sitd takes. */
+void tx_udp_errors(struct worker *w, struct tunnel *t)
+{
+	for (unsigned i = 0; i < t->n_udp_tx; i++) {
+		for (;;) {
+			struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
+			struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->ecmsg,
+					    .msg_controllen = sizeof(w->ecmsg) };
+			const struct sock_extended_err *ee = NULL;
+
+			if (t->udp_tx_fd[i] == t->path[0]->fd ||
+			    recvmsg(t->udp_tx_fd[i], &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+				break;
+			for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+				if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
+					ee = (const struct sock_extended_err *)CMSG_DATA(c);
+			if (ee && ((ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE) ||
+				   (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
+				    ee->ee_code == ICMP4_FRAG_NEEDED))) {
+				STAT_INC(t->tx_stats.err_frag_needed);
+				path_mtu_refresh(t);
+			}
+		}
+	}
+}

@@ -189,19 +189,26 @@ setup_tunnel() {
 	tun_up "$NS_B" "$TUN" $B6 "$([ "$mode" = sit ] || echo $B4IN)"
 }
 
-# stat PID NAME: one counter from sitd's SIGUSR1 dump.
+# sock_of PID: the control socket start_sitd gave it.
+sock_of() {
+	local log=${SITD_LOG[$1]}
+	echo "${log%.log}.sock"
+}
+
+# stat PID NAME: one counter (drop_X for a drop reason, or path_mtu), summed over the
+# daemon's tunnels, as `sitd show -s -j` gives it.
 stat() {
-	local pid=$1 name=$2 log
-	log=$(log_of "$pid")
-	local before
-	before=$(grep -c 'end stats' "$log")
-	kill -USR1 "$pid"
-	for _ in $(seq 50); do
-		[ "$(grep -c 'end stats' "$log")" -gt "$before" ] && break
-		sleep 0.05
-	done
-	# The last dump's value.
-	awk -v n="$name" '$1 == n { v = $2 } END { print v }' "$log"
+	local pid=$1 name=$2 json
+	json=$("$SITD" -S "$(sock_of "$pid")" show -s -j) || return 1
+	case $name in
+	drop_*) jq "[.[].stats.drops.\"${name#drop_}\"] | add" <<<"$json" ;;
+	*) jq "[.[].stats.\"$name\"] | add" <<<"$json" ;;
+	esac
+}
+
+# pstat PID NAME: a drop counted for the process, not a tunnel (sitd status -j).
+pstat() {
+	"$SITD" -S "$(sock_of "$1")" status -j | jq ".drops.\"$2\""
 }
 
 log_of() {
@@ -308,9 +315,10 @@ transfer_bg() {
 	done
 }
 
-# Sum of every drop counter of sitd PID.
+# Sum of every drop counter of sitd PID: its tunnels' and the process's.
 drops_total() {
-	local pid=$1
-	stat "$pid" tx_packets >/dev/null
-	awk '/stats$/ { s = 0 } $1 ~ /^drop_/ { s += $2 } /end stats/ { t = s } END { print t }' "$(log_of "$pid")"
+	local pid=$1 t p
+	t=$("$SITD" -S "$(sock_of "$pid")" show -s -j | jq '[.[].stats.drops[]] | add // 0') || return 1
+	p=$("$SITD" -S "$(sock_of "$pid")" status -j | jq '[.drops[]] | add') || return 1
+	echo $((t + p))
 }

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared receive paths: one raw socket per outer protocol and one UDP socket per FOU/GUE
+ * port, for the whole process, each with the table of the tunnels behind it.  A raw
+ * socket receives a copy of every packet of its protocol that reaches the host, so one
+ * per tunnel would cost every packet N wake-ups and N parses; one per process costs one.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "log.h"
+#include "sock.h"
+
+static const char *outer_name(const struct outer *o, char *buf, size_t len)
+{
+	if (o->kind == OUTER_UDP)
+		snprintf(buf, len, "%s port %u", o->encap == SITD_ENCAP_GUE ? "gue" : "fou", o->port);
+	else
+		snprintf(buf, len, "protocol %u", o->kind == OUTER_RAW41 ? 41 : 4);
+	return buf;
+}
+
+static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k)
+{
+	struct outer *o = calloc(1, sizeof(*o));
+	char what[32];
+
+	if (!o) {
+		log_warn("%s: out of memory", c->name);
+		return NULL;
+	}
+	o->kind = k;
+	if (k == OUTER_UDP) {
+		o->port = c->encap_dport;
+		o->encap = c->encap;
+		o->fd = udp_rx_open(c->encap_dport);
+		/* The ports' owners are spread over the workers, the raw sockets' is the first. */
+		o->worker = d->next_udp_worker++ % d->nw;
+	} else {
+		o->fd = raw_open(k == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP);
+		o->worker = 0;
+	}
+	if (o->fd < 0) {
+		if (k != OUTER_UDP && (errno == EPERM || errno == EACCES))
+			log_warn("%s: cannot open a raw socket for %s: needs CAP_NET_RAW", c->name,
+				 outer_name(o, what, sizeof(what)));
+		else
+			log_warn("%s: cannot open the receive socket for %s", c->name,
+				 outer_name(o, what, sizeof(what)));
+		free(o);
+		return NULL;
+	}
+	if (ep_add(d->w[o->worker]->ep, o->fd, EPOLLIN, o, EV_OUTER) < 0) {
+		log_warn("%s: epoll", c->name);
+		close(o->fd);
+		free(o);
+		return NULL;
+	}
+	o->next = d->outers;
+	d->outers = o;
+	return o;
+}
+
+struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k,
+			struct outer **closing)
+{
+	struct outer *o;
+
+	for (o = d->outers; o; o = o->next)
+		if (o->kind == k && (k != OUTER_UDP || o->port == c->encap_dport))
+			break;
+	if (o && k == OUTER_UDP && o->encap != c->encap) {
+		/* As `ip fou add port P` makes a port either fou or gue. */
+		log_warnx("%s: port %u already carries %s for other tunnels", c->name, o->port,
+			  o->encap == SITD_ENCAP_GUE ? "gue" : "fou");
+		return NULL;
+	}
+	if (!o) {
+		o = outer_open(d, c, k);
+		if (!o)
+			return NULL;
+	}
+	o->refs++;
+	/* Tunnels that send from the port itself share its send options. */
+	if (k == OUTER_UDP && c->encap_sport == c->encap_dport) {
+		if (o->tx_set && (o->tx_csum != c->encap_csum || o->tx_pmtudisc != c->pmtudisc)) {
+			log_warnx("%s: port %u also sends for tunnels with other encap-csum or pmtudisc "
+				  "settings; give this one another encap-sport", c->name, o->port);
+			outer_put(d, o, closing);
+			return NULL;
+		}
+		if (!o->tx_set) {
+			if (udp_tx_setup(o->fd, c->pmtudisc ? IP_PMTUDISC_PROBE : IP_PMTUDISC_DONT,
+					 c->encap_csum) < 0) {
+				log_warn("%s: cannot set up port %u for sending", c->name, o->port);
+				outer_put(d, o, closing);
+				return NULL;
+			}
+			o->tx_set = true;
+			o->tx_csum = c->encap_csum;
+			o->tx_pmtudisc = c->pmtudisc;
+		}
+	}
+	return o;
+}
+
+/* One reference less; the last one takes the path out of the daemon's list (and epoll). */
+void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing)
+{
+	struct outer **pp;
+
+	if (!o || --o->refs)
+		return;
+	for (pp = &d->outers; *pp && *pp != o; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = o->next;
+	ep_del(d->w[o->worker]->ep, o->fd);
+	o->next = *closing;
+	*closing = o;
+}
+
+/* After daemon_sync: no worker can be reading it any more. */
+void outer_close(struct outer *o)
+{
+	while (o) {
+		struct outer *next = o->next;
+
+		close(o->fd);
+		free(o->table);
+		free(o);
+		o = next;
+	}
+}
+
+static bool uses(const struct tunnel *t, const struct outer *o)
+{
+	return t->path[0] == o || t->path[1] == o;
+}
+
+/* A table for o, from the running tunnels that use it: [struct sitd_table][entries]. */
+static struct sitd_table *build(struct sitd_daemon *d, struct outer *o, struct tunnel **later,
+				struct tunnel **earlier)
+{
+	struct sitd_tent *in;
+	struct sitd_table *t;
+	uint32_t n = 0, a, b;
+	size_t mem;
+
+	for (unsigned i = 0; i < d->n; i++)
+		n += uses(d->t[i], o);
+	mem = sitd_table_mem(n);
+	in = calloc(n ? n : 1, sizeof(*in));
+	t = malloc(sizeof(*t) + mem);
+	if (!in || !t) {
+		free(in);
+		free(t);
+		return NULL;
+	}
+	n = 0;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct tunnel *x = d->t[i];
+
+		if (!uses(x, o))
+			continue;
+		in[n++] = (struct sitd_tent){ .remote = x->conf.remote, .local = x->conf.local,
+					      .link = x->link, .tunnel = x };
+	}
+	if (sitd_table_build(t, t + 1, mem, in, n, &a, &b) < 0) {
+		*earlier = in[a].tunnel;
+		*later = in[b].tunnel;
+		free(in);
+		free(t);
+		return NULL;
+	}
+	free(in);
+	return t;
+}
+
+int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunnel **later,
+		  struct tunnel **earlier)
+{
+	unsigned no = 0, k = 0;
+	struct sitd_table **next;
+
+	for (struct outer *o = d->outers; o; o = o->next)
+		no++;
+	next = calloc(no ? no : 1, sizeof(*next));
+	if (!next)
+		return -1;
+	*later = *earlier = NULL;
+	for (struct outer *o = d->outers; o; o = o->next, k++) {
+		next[k] = build(d, o, later, earlier);
+		if (!next[k]) {
+			while (k--)
+				free(next[k]);
+			free(next);
+			if (!*later)
+				log_warnx("out of memory building the tunnel table");
+			return -1;
+		}
+	}
+	/* Publish: the owner sees the new table at its next batch. */
+	k = 0;
+	for (struct outer *o = d->outers; o; o = o->next, k++) {
+		old[(*nold)++] = o->table;
+		__atomic_store_n(&o->table, next[k], __ATOMIC_RELEASE);
+	}
+	free(next);
+	return 0;
+}
+
+size_t daemon_describe_paths(const struct sitd_daemon *d, char *buf, size_t cap, bool json)
+{
+	size_t len = 0;
+	bool first = true;
+
+	if (cap)
+		buf[0] = '\0';
+	for (const struct outer *o = d->outers; o && len < cap; o = o->next) {
+		char what[32];
+		int n;
+
+		outer_name(o, what, sizeof(what));
+		if (json)
+			n = snprintf(buf + len, cap - len, "%s{\"path\":\"%s\",\"tunnels\":%u,\"worker\":%u}",
+				     first ? "" : ",", what, o->refs, o->worker);
+		else
+			n = snprintf(buf + len, cap - len, "  %-16s %u tunnel(s), worker %u\n", what,
+				     o->refs, o->worker);
+		if (n < 0)
+			break;
+		len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;
+		first = false;
+	}
+	return len;
+}

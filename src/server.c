@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control thread.  It parses nothing from the network; it starts the tunnels, drops
+ * privileges, starts the workers, and then serves, one poll() at a time: signals (SIGUSR1
+ * prints the counters, SIGHUP reloads the file, SIGINT and SIGTERM stop everything and so
+ * remove the devices), link notifications, a one-second tick (path MTU refresh), and
+ * control clients.  Clients are served without blocking: each has a total deadline and
+ * the number at once is capped, so one that dribbles or never reads holds up nobody.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "ctl.h"
+#include "daemon.h"
+#include "log.h"
+#include "priv.h"
+#include "show.h"
+
+enum {
+	CONFIG_MAX = 16 << 20,
+	CLIENTS_MAX = 16,
+	CLIENT_DEADLINE_MS = 2000,	/* to send the request and read the whole answer */
+	REQUEST_MAX = 256,
+	SHOW_PER_TUNNEL = 4096,		/* bytes of show -s -j for one tunnel, with room */
+};
+
+struct client {
+	int fd;
+	uid_t uid;
+	int64_t deadline;
+	size_t inlen;
+	char in[REQUEST_MAX];
+	char *out;			/* the answer, once the request is in */
+	size_t outlen, outoff;
+};
+
+struct server {
+	const struct server_opts *o;
+	struct sitd_daemon *d;
+	struct ctl_listener ctl;
+	int sig_fd, tick_fd;
+	struct client c[CLIENTS_MAX];
+	unsigned nc;
+};
+
+static int64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int read_file(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 1 << 16;
+	char *buf = NULL;
+
+	*len = 0;
+	if (!f)
+		return -1;
+	for (;;) {
+		char *nb = realloc(buf, cap);
+		size_t got;
+
+		if (!nb)
+			break;
+		buf = nb;
+		got = fread(buf + *len, 1, cap - *len, f);
+		*len += got;
+		if (*len < cap || cap >= CONFIG_MAX)
+			break;
+		cap *= 2;
+	}
+	if (!buf || ferror(f) || *len >= CONFIG_MAX) {
+		errno = !buf ? ENOMEM : *len >= CONFIG_MAX ? EFBIG : EIO;
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	fclose(f);
+	*text = buf;
+	return 0;
+}
+
+struct sitd_conf *server_load_config(const char *path, unsigned *n, char *err, size_t errlen)
+{
+	struct sitd_conf *out;
+	char msg[300], *text;
+	size_t len;
+	unsigned cap;
+	int r;
+
+	if (read_file(path, &text, &len) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	cap = sitd_config_count(text, len);
+	out = calloc(cap ? cap : 1, sizeof(*out));
+	if (!out) {
+		free(text);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	r = sitd_config_parse(text, len, out, cap, msg, sizeof(msg));
+	free(text);
+	if (r <= 0) {
+		if (r < 0)
+			snprintf(err, errlen, "%s:%s", path, msg);
+		else
+			snprintf(err, errlen, "%s: no tunnel", path);
+		free(out);
+		return NULL;
+	}
+	*n = (unsigned)r;
+	return out;
+}
+
+/*
+ * SIGHUP or `sitd reload`: stop the tunnels whose stanza went away or changed, start the
+ * new and changed ones, leave the others running untouched (sitd_config_diff).  A bad
+ * file changes nothing.
+ */
+static int reload(struct server *s, char *err, size_t errlen)
+{
+	unsigned n, nold = daemon_count(s->d), nrem = 0, nadd = 0, failed;
+	struct sitd_conf *next, *old, *add;
+	const char **rem;
+	bool *keep, *addf, *ok;
+
+	if (!s->o->config) {
+		snprintf(err, errlen, "nothing to reload: sitd was started without -c FILE");
+		return -1;
+	}
+	next = server_load_config(s->o->config, &n, err, errlen);
+	if (!next)
+		return -1;
+	old = calloc(nold + 1, sizeof(*old));
+	add = calloc(n, sizeof(*add));
+	rem = calloc(nold + 1, sizeof(*rem));
+	keep = calloc(nold + 1, sizeof(*keep));
+	addf = calloc(n, sizeof(*addf));
+	ok = calloc(n, sizeof(*ok));
+	if (!old || !add || !rem || !keep || !addf || !ok) {
+		snprintf(err, errlen, "out of memory");
+		failed = 1;
+		goto out;
+	}
+	for (unsigned i = 0; i < nold; i++)
+		old[i] = *tunnel_req(daemon_tunnel(s->d, i));
+	sitd_config_diff(old, nold, next, n, keep, addf);
+	for (unsigned i = 0; i < nold; i++) {
+		if (keep[i])
+			continue;
+		rem[nrem++] = old[i].name;
+		log_info("%s: %s", old[i].name,
+			 daemon_find(s->d, old[i].name) ? "stopping (changed or removed)" : "gone");
+	}
+	daemon_remove(s->d, rem, nrem);
+	for (unsigned j = 0; j < n; j++)
+		if (addf[j])
+			add[nadd++] = next[j];
+	failed = daemon_add(s->d, add, nadd, ok);
+	for (unsigned j = 0; j < nadd; j++)
+		if (ok[j])
+			log_info("%s: running", add[j].name);
+	log_info("reloaded %s: %u kept, %u started, %u stopped, %u failed", s->o->config,
+		 nold - nrem, nadd - failed, nrem, failed);
+	if (failed)
+		snprintf(err, errlen, "%u tunnel(s) failed to start; see the log", failed);
+out:
+	free(next);
+	free(old);
+	free(add);
+	free(rem);
+	free(keep);
+	free(addf);
+	free(ok);
+	return failed ? -1 : 0;
+}
+
+/* ---- requests: each fills c->out -------------------------------------------------- */
+
+static int reply(struct client *c, const char *text)
+{
+	c->out = strdup(text);
+	c->outlen = c->out ? strlen(c->out) : 0;
+	return c->out ? 0 : -1;
+}
+
+static int req_show(struct server *s, struct client *c, char *args)
+{
+	unsigned n = daemon_count(s->d), k = 0;
+	struct sitd_show_tunnel *st = calloc(n + 1, sizeof(*st));
+	struct sitd_stats *stats = calloc(n + 1, sizeof(*stats));
+	bool want_stats = false, json = false;
+	const char *name = NULL;
+	size_t cap = 256 + (size_t)(n + 1) * SHOW_PER_TUNNEL;
+	char *save = NULL;
+
+	c->out = malloc(cap);
+	if (!st || !stats || !c->out) {
+		free(st);
+		free(stats);
+		free(c->out);
+		c->out = NULL;
+		return reply(c, "error: out of memory\n");
+	}
+	for (char *w = strtok_r(args, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(w, "-s"))
+			want_stats = true;
+		else if (!strcmp(w, "-j"))
+			json = true;
+		else
+			name = w;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct tunnel *t = daemon_tunnel(s->d, i);
+
+		if (name && strcmp(name, tunnel_conf(t)->name))
+			continue;
+		tunnel_stats(t, &stats[k]);
+		st[k].conf = tunnel_conf(t);
+		st[k].stats = &stats[k];
+		st[k].path_mtu = tunnel_path_mtu(t);
+		k++;
+	}
+	if (name && !k)
+		c->outlen = (size_t)snprintf(c->out, cap, "error: no tunnel \"%s\"\n", name);
+	else
+		c->outlen = sitd_show_format(c->out, cap, st, k, want_stats, json);
+	free(st);
+	free(stats);
+	return 0;
+}
+
+static int req_status(struct server *s, struct client *c, char *args)
+{
+	bool json = !strcmp(args, " -j");
+	struct sitd_stats st;
+	char paths[4096];
+	size_t cap = 16384;
+
+	daemon_stats(s->d, &st);
+	daemon_describe_paths(s->d, paths, sizeof(paths), json);
+	c->out = malloc(cap);
+	if (!c->out)
+		return reply(c, "error: out of memory\n");
+	c->outlen = sitd_show_status(c->out, cap,
+				     &(struct sitd_show_process){ .pid = (unsigned)getpid(),
+								  .tunnels = daemon_count(s->d),
+								  .workers = daemon_workers(s->d),
+								  .paths = paths,
+								  .stats = &st },
+				     json);
+	return 0;
+}
+
+static int req_reload(struct server *s, struct client *c, char *args)
+{
+	char err[400], msg[420];
+
+	(void)args;
+	/* Changes need root, as SO_PEERCRED says, not as the client says. */
+	if (c->uid != 0)
+		return reply(c, "error: reload needs root\n");
+	if (reload(s, err, sizeof(err)) < 0) {
+		snprintf(msg, sizeof(msg), "error: %s\n", err);
+		return reply(c, msg);
+	}
+	return reply(c, "ok\n");
+}
+
+static int req_sandbox(struct server *s, struct client *c, char *args)
+{
+	char msg[200];
+	long r;
+	int e;
+
+	(void)s;
+	(void)args;
+	/*
+	 * A check an operator can run: uname(NULL) fails with EFAULT where it is allowed,
+	 * and with EPERM where the seccomp filter refuses it.
+	 */
+	r = syscall(SYS_uname, NULL);
+	e = r < 0 ? errno : 0;
+	snprintf(msg, sizeof(msg), "seccomp: %s (a forbidden call, uname: %s)\n",
+		 e == EPERM ? "on" : "off", e ? strerror(e) : "allowed");
+	return reply(c, msg);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(struct server *s, struct client *c, char *args);
+} requests[] = {
+	{ "show", req_show },
+	{ "status", req_status },
+	{ "reload", req_reload },
+	{ "sandbox", req_sandbox },
+};
+
+static void answer(struct server *s, struct client *c)
+{
+	char *line = c->in;
+	size_t len = strcspn(line, " ");
+
+	line[strcspn(line, "\r\n")] = '\0';
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+		if (strlen(requests[i].name) == len && !strncmp(line, requests[i].name, len)) {
+			if (requests[i].fn(s, c, line + len) < 0)
+				log_warnx("control: out of memory");
+			return;
+		}
+	}
+	(void)reply(c, "error: unknown request\n");
+}
+
+/* ---- clients ------------------------------------------------------------------------ */
+
+static void client_close(struct server *s, unsigned i)
+{
+	close(s->c[i].fd);
+	free(s->c[i].out);
+	s->c[i] = s->c[--s->nc];
+}
+
+static void client_accept(struct server *s)
+{
+	while (s->nc < CLIENTS_MAX) {
+		struct client *c = &s->c[s->nc];
+		struct ucred cred;
+		socklen_t cl = sizeof(cred);
+		int fd = accept4(s->ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0)
+			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0) {
+			close(fd);
+			continue;
+		}
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->uid = cred.uid;
+		c->deadline = ms_now() + CLIENT_DEADLINE_MS;
+		s->nc++;
+	}
+}
+
+/* Read what the client sent; once a whole line is in, the answer is made. false: done. */
+static bool client_read(struct server *s, struct client *c)
+{
+	ssize_t n = read(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n == 0)
+		return false;	/* closed before a whole line: nothing to answer */
+	c->inlen += (size_t)n;
+	c->in[c->inlen] = '\0';
+	if (memchr(c->in, '\n', c->inlen)) {
+		answer(s, c);
+	} else if (c->inlen == sizeof(c->in) - 1) {
+		(void)reply(c, "error: request too long\n");
+	}
+	return true;
+}
+
+static bool client_write(struct client *c)
+{
+	ssize_t n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	c->outoff += (size_t)n;
+	return c->outoff < c->outlen;
+}
+
+static void client_poll(struct server *s, struct pollfd *p)
+{
+	int64_t now = ms_now();
+
+	for (unsigned i = 0; i < s->nc;) {
+		struct client *c = &s->c[i];
+		bool keep = true;
+
+		if (p[i].revents & (POLLERR | POLLNVAL)) {
+			keep = false;
+		} else if (!c->out && (p[i].revents & (POLLIN | POLLHUP))) {
+			keep = client_read(s, c);
+		} else if (c->out && (p[i].revents & POLLOUT)) {
+			keep = client_write(c);
+		}
+		/* An answer made just now may go out at once (most fit the socket buffer). */
+		if (keep && c->out && c->outoff == 0 && c->outlen)
+			keep = client_write(c);
+		else if (keep && c->out && !c->outlen)
+			keep = false;
+		if (keep && now >= c->deadline)
+			keep = false;	/* too slow: the deadline is for the whole exchange */
+		if (!keep) {
+			client_close(s, i);
+			p[i] = p[s->nc];
+			continue;
+		}
+		i++;
+	}
+}
+
+/* ---- the loop ---------------------------------------------------------------------- */
+
+static void print_stats(struct server *s)
+{
+	unsigned n = daemon_count(s->d);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct tunnel *t = daemon_tunnel(s->d, i);
+		struct sitd_stats st;
+		struct sitd_show_tunnel one = { .conf = tunnel_conf(t), .stats = &st,
+						.path_mtu = tunnel_path_mtu(t) };
+		char buf[SHOW_PER_TUNNEL];
+
+		tunnel_stats(t, &st);
+		sitd_show_format(buf, sizeof(buf), &one, 1, true, false);
+		fprintf(stderr, "sitd: %s", buf);
+	}
+}
+
+/* Readiness for systemd (Type=notify): the documented datagram to $NOTIFY_SOCKET. */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, strlen(path));
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';	/* an abstract socket */
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, len) < 0)
+		log_warn("cannot tell systemd that sitd is ready");
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool low_port(const struct sitd_conf *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (c[i].encap != SITD_ENCAP_NONE &&
+		    ((c[i].encap_dport && c[i].encap_dport < 1024) ||
+		     (c[i].encap_sport && c[i].encap_sport < 1024)))
+			return true;
+	return false;
+}
+
+static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
+{
+	const struct server_opts *o = s->o;
+	char dflt[sizeof(s->ctl.path)], dir[sizeof(s->ctl.path)];
+	struct itimerspec tick = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
+	uid_t owner = (uid_t)-1;
+	const char *path = o->ctl_path;
+	bool *ok = calloc(n, sizeof(*ok));
+	sigset_t set;
+
+	if (!ok)
+		log_fatalx("out of memory");
+	if (o->user) {
+		struct passwd *pw = getpwnam(o->user);
+
+		if (!pw)
+			log_fatalx("no such user \"%s\"", o->user);
+		owner = pw->pw_uid;
+	}
+	/* Signals arrive through a signalfd in this loop, never in the workers. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s->sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
+	s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (s->sig_fd < 0 || s->tick_fd < 0 || timerfd_settime(s->tick_fd, 0, &tick, NULL) < 0)
+		log_fatal("signalfd/timerfd");
+
+	s->d = daemon_new(o->workers);
+	if (!s->d)
+		log_fatalx("not started");
+	/* Everything opens, or nothing runs: never a partial start. */
+	if (daemon_add(s->d, c, n, ok)) {
+		for (unsigned i = 0; i < n; i++)
+			if (!ok[i])
+				log_warnx("%s: not started", c[i].name);
+		daemon_free(s->d);
+		log_fatalx("not started: %u tunnel(s) failed", n);
+	}
+	free(ok);
+
+	/* After the devices: without privileges, theirs is the error to report. */
+	if (!path) {
+		const char *base = c[0].name;
+		char stem[64];
+
+		if (o->config) {
+			const char *b = strrchr(o->config, '/');
+			size_t l;
+
+			b = b ? b + 1 : o->config;
+			l = strcspn(b, ".");
+			snprintf(stem, sizeof(stem), "%.*s", (int)(l ? l : strlen(b)), b);
+			base = stem;
+		}
+		if (ctl_dir(dir, sizeof(dir)) < 0 ||
+		    (size_t)snprintf(dflt, sizeof(dflt), "%s/%s.sock", dir, base) >= sizeof(dflt)) {
+			daemon_free(s->d);
+			log_fatal("cannot name the control socket (use -S PATH)");
+		}
+		path = dflt;
+	}
+	if (ctl_listen(&s->ctl, path, o->gid, owner) < 0) {
+		int e = errno;
+
+		daemon_free(s->d);
+		errno = e;
+		if (e == EADDRINUSE)
+			log_fatalx("%s: another sitd answers there (use -S PATH)", path);
+		if (e == EEXIST)
+			log_fatalx("%s: exists and is not a socket; left alone (use -S PATH)", path);
+		log_fatal("cannot open the control socket %s", path);
+	}
+	priv_drop(o->user, low_port(c, n));
+	if (daemon_run(s->d) < 0) {
+		ctl_unlink(&s->ctl);
+		daemon_free(s->d);
+		log_fatalx("not started");
+	}
+	for (unsigned i = 0; i < n; i++)
+		log_info("%s: running", c[i].name);
+	log_info("%u tunnel(s), %u worker(s), control socket %s", n, daemon_workers(s->d),
+		 s->ctl.path);
+	return 0;
+}
+
+int server_main(const struct server_opts *o)
+{
+	struct server s = { .o = o };
+	struct sitd_conf *c;
+	unsigned n = 1;
+	char err[400];
+
+	if (o->config) {
+		c = server_load_config(o->config, &n, err, sizeof(err));
+		if (!c) {
+			fprintf(stderr, "sitd: %s\n", err);
+			return 2;
+		}
+	} else {
+		c = malloc(sizeof(*c));
+		if (!c)
+			log_fatalx("out of memory");
+		*c = *o->cli;
+	}
+	setup(&s, c, n);
+	free(c);
+	notify_ready();
+
+	for (;;) {
+		struct pollfd p[CLIENTS_MAX + 4];
+		unsigned np = s.nc, base = s.nc;
+		struct signalfd_siginfo si;
+		int timeout = -1;
+		int64_t now = ms_now();
+
+		/* Clients first (client_poll walks p[0 .. nc)), then the fixed ones. */
+		for (unsigned i = 0; i < s.nc; i++) {
+			p[i] = (struct pollfd){ .fd = s.c[i].fd,
+						.events = s.c[i].out ? POLLOUT : POLLIN };
+			if (timeout < 0 || s.c[i].deadline - now < timeout)
+				timeout = s.c[i].deadline > now ? (int)(s.c[i].deadline - now) : 0;
+		}
+		p[np++] = (struct pollfd){ .fd = s.sig_fd, .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = s.tick_fd, .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = daemon_netlink_fd(s.d), .events = POLLIN };
+		/* At the cap, new clients wait in the backlog. */
+		p[np++] = (struct pollfd){ .fd = s.nc < CLIENTS_MAX ? s.ctl.fd : -1, .events = POLLIN };
+		if (poll(p, np, timeout) < 0 && errno != EINTR)
+			log_warn("poll");
+		client_poll(&s, p);
+		if (p[base + 3].revents & POLLIN)
+			client_accept(&s);
+		if (p[base + 2].revents & POLLIN)
+			daemon_netlink_read(s.d);
+		if (p[base + 1].revents & POLLIN) {
+			uint64_t ticks;
+
+			if (read(s.tick_fd, &ticks, sizeof(ticks)) > 0)
+				daemon_tick(s.d);
+		}
+		if (!(p[base].revents & POLLIN) || read(s.sig_fd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGUSR1) {
+			print_stats(&s);
+		} else if (si.ssi_signo == SIGHUP) {
+			if (reload(&s, err, sizeof(err)) < 0)
+				log_warnx("reload: %s", err);
+		} else {
+			log_info("%s, stopping", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+			print_stats(&s);
+			while (s.nc)
+				client_close(&s, 0);
+			daemon_free(s.d);
+			ctl_unlink(&s.ctl);
+			return 0;
+		}
+	}
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's control thread: start every tunnel, drop privileges, then serve signals,
+ * the control socket and reloads until SIGINT or SIGTERM.
+ */
+#ifndef SITD_SERVER_H
+#define SITD_SERVER_H
+
+#include <sys/types.h>
+
+#include "conf.h"
+
+struct server_opts {
+	const char *config;		/* -c FILE, or NULL: the tunnel is `cli` */
+	const struct sitd_conf *cli;
+	const char *ctl_path;		/* -S PATH, or NULL for the namespace's default */
+	const char *user;		/* -u USER */
+	gid_t gid;			/* the control socket's group */
+	unsigned workers;		/* -w N, 0: one per CPU */
+};
+
+/* Runs until stopped; returns the exit status. */
+int server_main(const struct server_opts *o);
+
+/* Read and parse the configuration file; NULL (with a message in err) on any error. */
+struct sitd_conf *server_load_config(const char *path, unsigned *n, char *err, size_t errlen);
+
+#endif
