@@ -27,7 +27,7 @@ iperf() {
 row() {	# row LABEL MBITS PID
 	local ptb=- drops=-
 	if [ -n "${3:-}" ]; then
-		ptb=$(stat "$3" tx_icmp_ptb)
+		ptb=$(ctr "$3" tx_icmp_ptb)
 		drops=$(drops_total "$3")
 	fi
 	printf '  %-28s %8.0f %10.2f %10s %8s\n' "$1" "$2" "$(awk -v a="$2" -v b="$BARE" 'BEGIN { print b ? a / b : 0 }')" "$ptb" "$drops"

@@ -322,9 +322,10 @@ static const struct {
 static void answer(struct server *s, struct client *c)
 {
 	char *line = c->in;
-	size_t len = strcspn(line, " ");
+	size_t len;
 
 	line[strcspn(line, "\r\n")] = '\0';
+	len = strcspn(line, " ");
 	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
 		if (strlen(requests[i].name) == len && !strncmp(line, requests[i].name, len)) {
 			if (requests[i].fn(s, c, line + len) < 0)

@@ -35,7 +35,8 @@
 	X(rx_gue_version, "GUE version other than 0 and 1")                                    \
 	X(rx_gue_control, "GUE control message")                                              \
 	X(rx_gue_flags, "GUE flags or options sitd does not know")                            \
-	X(tun_write_error, "write to TUN failed (device down?)")
+	X(tun_down, "device down: TUN refuses writes (the kernel's lookup skips a down tunnel)") \
+	X(tun_write_error, "write to TUN failed")
 
 enum sitd_drop {
 #define SITD_DROP_ENUM(name, desc) SITD_DROP_##name,

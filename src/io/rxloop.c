@@ -41,7 +41,8 @@ static void rx_write(struct worker *w, struct tunnel *t, unsigned i)
 		return;
 	}
 	if (errno != EINVAL || it->nseg == 1) {
-		STAT_ADD(st->drop[SITD_DROP_tun_write_error], it->nseg);
+		STAT_ADD(st->drop[errno == EIO ? SITD_DROP_tun_down : SITD_DROP_tun_write_error],
+			 it->nseg);
 		return;
 	}
 	/* Kernels with e269d79c7d35 and without 89add40066f9 refuse a short last segment. */

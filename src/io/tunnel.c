@@ -508,12 +508,18 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	struct sitd_daemon *d = arg;
 	struct tunnel *t = NULL;
 	unsigned fixed;
+	int now;
 
 	for (unsigned i = 0; i < d->n && !t; i++)
 		if (d->t[i]->ifindex == ifindex)
 			t = d->t[i];
 	if (!t)
 		return;
+	/* Notifications queue up (the device's creation, sitd's own change): act on the MTU
+	 * the device has now, not on what a notification said some time ago. */
+	now = link_get_mtu(t->conf.name);
+	if (now > 0)
+		mtu = (unsigned)now;
 	fixed = sitd_mtu_clamp(&t->conf, mtu);
 	if (fixed != mtu) {
 		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,

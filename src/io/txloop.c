@@ -90,6 +90,7 @@ static unsigned udp_msg(struct worker *w, struct tunnel *t, bool shared, unsigne
 	struct cmsghdr *c;
 	unsigned n = 0;
 	uint32_t total = 0;
+	size_t used;
 	int v;
 
 	h->msg_name = &w->dst;
@@ -110,6 +111,7 @@ static unsigned udp_msg(struct worker *w, struct tunnel *t, bool shared, unsigne
 		 tx->out[o + n].len <= first->len && tx->out[o + n].df == first->df &&
 		 total + tx->out[o + n].len <= IP_MAX_LEN - IPV4_HDR_LEN - UDP_HDR_LEN);
 
+	/* The whole buffer while building: CMSG_NXTHDR checks against msg_controllen. */
 	h->msg_control = w->tcmsg[m].buf;
 	h->msg_controllen = sizeof(w->tcmsg[m].buf);
 	c = CMSG_FIRSTHDR(h);
@@ -124,7 +126,7 @@ static unsigned udp_msg(struct worker *w, struct tunnel *t, bool shared, unsigne
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	v = first->tos;
 	memcpy(CMSG_DATA(c), &v, sizeof(v));
-	h->msg_controllen = CMSG_SPACE(sizeof(int)) * 2;
+	used = CMSG_SPACE(sizeof(int)) * 2;
 	if (n > 1) {
 		uint16_t seg = (uint16_t)first->len;
 
@@ -133,13 +135,14 @@ static unsigned udp_msg(struct worker *w, struct tunnel *t, bool shared, unsigne
 		c->cmsg_type = UDP_SEGMENT;
 		c->cmsg_len = CMSG_LEN(sizeof(seg));
 		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
-		h->msg_controllen += CMSG_SPACE(sizeof(seg));
+		used += CMSG_SPACE(sizeof(seg));
 	}
 	/* The port's socket is bound to no address: say which source, and which device. */
 	if (shared && (t->link || t->conf.local)) {
 		c = CMSG_NXTHDR(h, c);
-		h->msg_controllen += put_pktinfo(c, t);
+		used += put_pktinfo(c, t);
 	}
+	h->msg_controllen = used;
 	h->msg_flags = 0;
 	return n;
 }

@@ -195,9 +195,9 @@ sock_of() {
 	echo "${log%.log}.sock"
 }
 
-# stat PID NAME: one counter (drop_X for a drop reason, or path_mtu), summed over the
+# ctr PID NAME: one counter (drop_X for a drop reason, or path_mtu), summed over the
 # daemon's tunnels, as `sitd show -s -j` gives it.
-stat() {
+ctr() {
 	local pid=$1 name=$2 json
 	json=$("$SITD" -S "$(sock_of "$pid")" show -s -j) || return 1
 	case $name in

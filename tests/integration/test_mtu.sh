@@ -16,10 +16,10 @@ tcp_case() {
 	na ip link set "$TUN" mtu 1500
 	nb ip link set "$TUN" mtu 1500
 	check "$name: 200 MB with device MTU 1500, sha256 equal" transfer "$addr"
-	local errs=$(( $(stat "$PID_A" tx_icmp_ptb) + $(stat "$PID_A" tx_icmp_frag_needed) ))
+	local errs=$(( $(ctr "$PID_A" tx_icmp_ptb) + $(ctr "$PID_A" tx_icmp_frag_needed) ))
 	expect_ge "$name: sitd answered the oversized segments" "$errs" 1
 	check "$name: ... a handful of times, not per packet ($errs)" test "$errs" -le 20
-	expect_ge "$name: super-packets still split by sitd" "$(stat "$PID_A" tx_gso_packets)" 100
+	expect_ge "$name: super-packets still split by sitd" "$(ctr "$PID_A" tx_gso_packets)" 100
 	# The kernel now holds the path MTU that sitd announced.
 	check "$name: route to $addr learned mtu 1480" \
 		bash -c "ip netns exec $NS_A ip route get $addr | grep -q 'mtu 1480'"
@@ -35,11 +35,11 @@ na ip link set "$TUN" mtu 1500
 out=$(na ping -6 -M do -s 1452 -c 2 -i 0.3 -W 1 $B6 2>&1)
 echo "$out"
 check "ping6 -M do -s 1452: Packet Too Big mtu=1480 from sitd" grep -q 'mtu=1480' <<<"$out"
-expect_ge "tx_icmp_ptb counted" "$(stat "$PID_A" tx_icmp_ptb)" 1
+expect_ge "tx_icmp_ptb counted" "$(ctr "$PID_A" tx_icmp_ptb)" 1
 out=$(na ping -4 -M do -s 1472 -c 2 -i 0.3 -W 1 $B4IN 2>&1)
 echo "$out"
 check "ping -M do -s 1472: Frag needed mtu = 1480 from sitd" grep -q 'mtu = 1480' <<<"$out"
-expect_ge "tx_icmp_frag_needed counted" "$(stat "$PID_A" tx_icmp_frag_needed)" 1
+expect_ge "tx_icmp_frag_needed counted" "$(ctr "$PID_A" tx_icmp_frag_needed)" 1
 check "ping6 -s 1432 (1480 bytes) still passes" na ping -6 -M do -s 1432 -c 1 -W 2 -q $B6
 check "ping -s 1452 (1480 bytes) still passes" na ping -4 -M do -s 1452 -c 1 -W 2 -q $B4IN
 # Without DF an IPv4 packet that does not fit is fragmented outside, not refused.  The
@@ -47,5 +47,5 @@ check "ping -s 1452 (1480 bytes) still passes" na ping -4 -M do -s 1452 -c 1 -W 
 na ip -4 route flush cache
 check "ping -M dont -s 1472 (1500 bytes) passes, fragmented outside" \
 	na ping -4 -M dont -s 1472 -c 1 -W 2 -q $B4IN
-expect_ge "outer fragments counted" "$(stat "$PID_A" tx_fragments)" 2
+expect_ge "outer fragments counted" "$(ctr "$PID_A" tx_fragments)" 2
 finish

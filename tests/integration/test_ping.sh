@@ -19,9 +19,9 @@ for mode in sit ipip any; do
 	if [ "$mode" = sit ]; then
 		na ip addr add $A4IN/24 dev "$TUN"
 		check "sit: IPv4 is not carried" bash -c "! ip netns exec $NS_A ping -4 -c 1 -W 1 -q $B4IN >/dev/null"
-		expect_ge "sit: IPv4 counted as tx_mode" "$(stat "$PID_A" drop_tx_mode)" 1
+		expect_ge "sit: IPv4 counted as tx_mode" "$(ctr "$PID_A" drop_tx_mode)" 1
 	fi
-	expect_ge "$mode: B wrote packets to its TUN" "$(stat "$PID_B" rx_packets)" 6
+	expect_ge "$mode: B wrote packets to its TUN" "$(ctr "$PID_B" rx_packets)" 6
 	kill -TERM "$PID_A"
 	wait "$PID_A"
 	check "$mode: sitd exits 0 on SIGTERM" test $? = 0

@@ -24,13 +24,13 @@ run_case() {
 	local d0 b0 p0 g0
 	d0=$(drops_total "$PID_A")
 	b0=$(drops_total "$PID_B")
-	p0=$(( $(stat "$PID_A" tx_icmp_ptb) + $(stat "$PID_A" tx_icmp_frag_needed) ))
-	g0=$(stat "$PID_A" tx_gso_packets)
+	p0=$(( $(ctr "$PID_A" tx_icmp_ptb) + $(ctr "$PID_A" tx_icmp_frag_needed) ))
+	g0=$(ctr "$PID_A" tx_gso_packets)
 	check "$name: 200 MB, sha256 equal" transfer "$addr"
 	expect_eq "$name: no drop at the sender" "$(( $(drops_total "$PID_A") - d0 ))" 0
 	expect_eq "$name: no drop at the receiver" "$(( $(drops_total "$PID_B") - b0 ))" 0
-	expect_eq "$name: no ICMP too-big" "$(( $(stat "$PID_A" tx_icmp_ptb) + $(stat "$PID_A" tx_icmp_frag_needed) - p0 ))" 0
-	local g=$(( $(stat "$PID_A" tx_gso_packets) - g0 ))
+	expect_eq "$name: no ICMP too-big" "$(( $(ctr "$PID_A" tx_icmp_ptb) + $(ctr "$PID_A" tx_icmp_frag_needed) - p0 ))" 0
+	local g=$(( $(ctr "$PID_A" tx_gso_packets) - g0 ))
 	if [[ " ${feats[*]} " == *" tso off "* ]]; then
 		expect_eq "$name: no super-packet reached sitd" "$g" 0
 	else
