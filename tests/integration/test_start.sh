@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # How users start things, with no warm-up step:
-#  - both ends started together, a connection half a second later, no warm-up ping
-#    (three times): the far kernel's "protocol unreachable" for the first packets, sent
-#    before its sitd was up, must not turn into "No route to host";
+#  - both ends started together (A, then B 0.3 s later, as two hosts booting), a
+#    connection half a second later, no warm-up ping (three times): the far kernel's
+#    "protocol unreachable" for A's first packets, sent before B's sitd was up, must not
+#    turn the first connection into "No route to host";
 #  - the same tunnel name in two network namespaces, default control paths: each
 #    `sitd show` run inside a namespace answers for that namespace's tunnel;
 #  - two sitd in one namespace, default paths: `sitd show` asks both;
@@ -43,13 +44,15 @@ trap 'cleanup; cleanup_dirs' EXIT
 make_data 4
 for round in 1 2 3; do
 	setup_pair
+	# A first, its device up at once (its router solicitations and MLD reports go out
+	# while B is not up yet, and B's kernel answers them "protocol unreachable"), then B.
 	run_sitd "$NS_A" "cold-a$round" -S "$LOGDIR/cold-a.sock" sit1 mode sit remote $B4 local $A4
+	wait_dev "$NS_A" sit1 || die "the device did not appear"
+	tun_up "$NS_A" sit1 $A6
+	sleep 0.3
 	run_sitd "$NS_B" "cold-b$round" -S "$LOGDIR/cold-b.sock" sit1 mode sit remote $A4 local $B4
-	wait_dev "$NS_A" sit1 && wait_dev "$NS_B" sit1 || die "the devices did not appear"
-	tun_up "$NS_A" sit1 $A6 &
-	up=$!
+	wait_dev "$NS_B" sit1 || die "the device did not appear"
 	tun_up "$NS_B" sit1 $B6
-	wait "$up"
 	sleep 0.5
 	check "cold start $round: the first connection, 0.5 s after both ends started, carries 4 MB" \
 		transfer $B6
