@@ -1095,6 +1095,46 @@ static void test_tx_link_failure_gso(void **state)
 	assert_int_equal(st.tx_gso_packets, 1);
 }
 
+/*
+ * A bare header is a whole packet: IPv6 with payload length 0 and next header 59
+ * (RFC 8200 4.7), IPv4 of total length 20.  Both go out behind one outer header, as
+ * ipip6_tunnel_xmit / ip_tunnel_xmit send them; payload length 0 with any other next
+ * header is still refused as a jumbogram (RFC 2675 3).
+ */
+static void test_tx_bare_header(void **state)
+{
+	uint32_t len;
+
+	(void)state;
+	tx_setup(SITD_MODE_ANY, 64, 0, true, 0x2222);
+	pg_ip6(ip, 0, 0, 0, 59, 9, PG_IN6_SRC, PG_IN6_DST);
+	len = plain_frame(40);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 1);
+	assert_int_equal(segs[0].len, 60);
+	assert_int_equal(segs[0].p[9], PG_PROTO_IPV6);
+	assert_memory_equal(segs[0].p + 20, orig + PG_VNET_LEN, 40);
+
+	pg_ip4(ip, 0, 20, 7, PG_IP4_DF, 9, 253, PG_IN4_SRC, PG_IN4_DST, 0);
+	len = plain_frame(20);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 2);
+	assert_int_equal(segs[1].len, 40);
+	assert_int_equal(segs[1].p[9], PG_PROTO_IPIP);
+	assert_memory_equal(segs[1].p + 20, orig + PG_VNET_LEN, 20);
+	assert_int_equal(total_drops(), 0);
+
+	pg_ip6(ip, 0, 0, 0, PG_PROTO_UDP, 9, PG_IN6_SRC, PG_IN6_DST);
+	memset(ip + 40, 0, 8);
+	len = plain_frame(48);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_DROP);
+	assert_int_equal(st.drop[SITD_DROP_tx_malformed], 1);
+	assert_int_equal(total_drops(), 1);
+	assert_int_equal(nsegs, 2);
+}
+
 #define TABLE(arr, fn)                                                                     \
 	for (size_t i = 0; i < ARRAY_SIZE(arr); i++)                                      \
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
@@ -1105,7 +1145,7 @@ int main(void)
 	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 2 * ARRAY_SIZE(csum_cases) +
 				ARRAY_SIZE(frag_cases) + ARRAY_SIZE(decline_cases) +
 				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + ARRAY_SIZE(lf_cases) +
-				12 + 6];
+				12 + 7];
 	size_t n = 0;
 
 	TABLE(encap_cases, test_tx_encap);
@@ -1137,6 +1177,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_declined);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_ratelimit);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_gso);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_bare_header);
 	if (n != ARRAY_SIZE(tests)) {
 		fprintf(stderr, "test_tx: %zu of %zu tests filled in\n", n, ARRAY_SIZE(tests));
 		return 1;
