@@ -3,8 +3,9 @@
  * Transmit pipeline for single packets (sitd_tx_begin / sitd_tx_next): checksum
  * completion, encapsulation, outer fragmentation, and the PMTU answers (ICMPv6 Packet Too
  * Big, ICMPv4 Fragmentation Needed) with their rate limit and decline rules.  The rules
- * are those of kernel-sit-ipip.md 1.2 (ipip6_tunnel_xmit), 1.3 (ip_tunnel_xmit) and
- * RFC 4213 3.2.2; the GSO split itself is in test_gso.c.
+ * are those of ipip6_tunnel_xmit, ip_tunnel_xmit and RFC 4213 3.2.2 (doc/kernel.md
+ * "Transmit: DF and the path MTU decision", "ICMP errors sitd generates"); the GSO split
+ * itself is in test_gso.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,7 +86,7 @@ struct encap_case {
 	uint8_t conf_ttl, conf_tos;
 	unsigned version;
 	uint8_t dsfield, ttl;
-	/* expected outer fields, from kernel-sit-ipip.md 1.2 steps 1, 8, 9 */
+	/* expected outer fields, from ipip6_tunnel_xmit's TOS, TTL and ECN steps */
 	uint8_t tos, out_ttl, proto;
 };
 
@@ -152,7 +153,7 @@ static void test_tx_encap(void **state)
 	assert_int_equal(tx.icmp_len, 0);
 }
 
-/* ---- NEEDS_CSUM completion (userspace-offload.md 1.2, gsoNoneChecksum) ---- */
+/* ---- NEEDS_CSUM completion (doc/kernel.md "virtio_net_hdr rules") ---- */
 
 struct csum_case {
 	const char *name, *zero_name;
@@ -475,8 +476,9 @@ static uint32_t gso6_frame(uint32_t payload, uint16_t gso)
 }
 
 /*
- * The 2013 regression (sit-tso-report.txt, commit 58a4782449c5): the MTU decision for a
- * super-packet is made on one segment, never on its length.  Segment 40 + 20 + 1440 = 1500
+ * The 2013 regression (doc/kernel.md "The founding lesson", commit 58a4782449c5): the
+ * MTU decision for a super-packet is made on one segment, never on its length.
+ * Segment 40 + 20 + 1440 = 1500
  * exceeds 1480: Packet Too Big 1480 so TCP lowers its MSS.
  */
 static void test_tx_gso_segment_too_big(void **state)
@@ -746,7 +748,8 @@ static void test_tx_oversize(void **state)
 }
 
 /*
- * The outer ID runs on per outer packet and wraps (kernel-sit-ipip.md 3.2 rule 4); the
+ * The outer ID runs on per outer packet and wraps (inet_gso_segment, iptunnel_xmit;
+ * doc/kernel.md "Outer header fields"); the
  * fragments of one packet share one.  Outputs of several frames accumulate until reset.
  */
 static void test_tx_outer_ids(void **state)
@@ -833,7 +836,7 @@ static void test_tx_next_after_no_send(void **state)
 	assert_int_equal(tx.nout, 0);
 }
 
-/* ---- The damper's link failure (kernel-sit-ipip.md 2.5; icmperr.h) ---- */
+/* ---- The damper's link failure (ipip6_err, dst_link_failure; icmperr.h) ---- */
 
 static struct sitd_damper damper;
 #define SEC 1000000000ull
