@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo: the experiment of the 2013 report (shared/reference/sit-tso-report.txt),
+# The demo: the experiment of the 2013 report (doc/kernel.md "The founding lesson"),
 # run through sitd.  Two network namespaces joined by a veth pair (MTU 1500), sitd at
 # both ends of a sit tunnel, and iperf3 (one TCP stream, cubic) with TSO on, TSO off and
 # nopmtudisc, beside the bare veth.  Installs what it needs, builds, runs as root.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The pure core (DESIGN.md section 3) may not do I/O, print, exit or allocate: no call to
-# those functions in src/core, src/cli.c, src/config.c, src/show.c.  Comments are
-# stripped first (the preprocessor's -fpreprocessed), so prose may name them.
+# The pure core (doc/architecture.md "The rule: pure") may not do I/O, print, exit or
+# allocate: no call to those functions in src/core, src/cli.c, src/config.c, src/show.c.
+# Comments are stripped first (the preprocessor's -fpreprocessed), so prose may name them.
 set -u
 cd "$(dirname "$0")/.."
 bad=0

@@ -4,9 +4,10 @@
  * super-packet written with a virtio_net_hdr, so the kernel takes 64 KB per write and per
  * trip through its stack instead of one segment.
  *
- * The rules are tcp_gro_receive()'s, made stricter as wireguard-go's (userspace-offload.md
- * 1.4): only ACK or ACK|PSH segments with payload; same addresses, ports and ack number;
- * same TCP header length and option bytes; IPv4 without options, same TOS, TTL and DF,
+ * The rules are tcp_gro_receive()'s, made stricter as wireguard-go's TUN GRO
+ * (doc/kernel.md "GRO merge rules"): only ACK or ACK|PSH segments with payload; same
+ * addresses, ports and ack number; same TCP header length and option bytes; IPv4
+ * without options, same TOS, TTL and DF,
  * ID + 1 unless DF; IPv6 with TCP right after the header, same version/class/flow label
  * and hop limit; sequence numbers contiguous; every segment but the last exactly
  * gso_size long; PSH closes the super-packet; at most 64 segments and 65535 bytes.  Every

@@ -37,7 +37,12 @@ static int ip6_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_i
 	if (avail < IPV6_HDR_LEN)
 		return -1;
 	ii->len = IPV6_HDR_LEN + (uint32_t)rd16(p + IP6_PLEN);
-	if (ii->len == IPV6_HDR_LEN)
+	/*
+	 * Payload length 0 marks a jumbogram (RFC 2675 3), which no IPv4 tunnel can carry;
+	 * refuse it except with No Next Header (RFC 8200 4.7), where 0 bytes of payload is
+	 * the whole packet: the 40-byte header alone, which ip6_rcv_core accepts.
+	 */
+	if (ii->len == IPV6_HDR_LEN && p[IP6_NXT] != IPPROTO_NONE)
 		return -1;
 	if (partial && ii->len > avail)
 		ii->len = (uint32_t)avail;

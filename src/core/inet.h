@@ -22,9 +22,10 @@ struct sitd_ipinfo {
 /*
  * Parse the IP header(s) at p, of which `avail` bytes are present.  Returns 0, or -1
  * when the header is malformed or claims more bytes than are present.  Bytes after the
- * declared length are allowed (the caller trims); a jumbogram (payload length 0) is
- * refused.  Stops at the first header that is not an extension header, at a later
- * fragment, or after 8 extension headers.
+ * declared length are allowed (the caller trims).  An IPv6 payload length of 0 is
+ * refused as a jumbogram, except with next header 59 (No Next Header): then the packet
+ * is its 40-byte header alone.  Stops at the first header that is not an extension
+ * header, at a later fragment, or after 8 extension headers.
  */
 int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
 

@@ -365,8 +365,9 @@ static void verify_icmp(bool link_failure)
 }
 
 /*
- * The founding lesson (DESIGN.md 2): a packet is refused as too big only when the unit
- * that goes on the wire, one segment for GSO, does not fit; and the error says the MTU.
+ * The founding lesson (doc/kernel.md "The founding lesson"): a packet is refused as too
+ * big only when the unit that goes on the wire, one segment for GSO, does not fit; and
+ * the error says the MTU.
  */
 static void verify_too_big(uint32_t flen)
 {

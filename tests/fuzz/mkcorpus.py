@@ -368,6 +368,12 @@ def rx_seeds():
     ptb = l4_full(ptb, 2, pseudo6(a6(HOST6_B), a6(HOST6_A), IPPROTO_ICMPV6, len(ptb)))
     s["sit_icmp6_ptb"] = rx_cfg(MODE_SIT) + \
         outer(ipv6(HOST6_B, HOST6_A, IPPROTO_ICMPV6, ptb), IPPROTO_IPV6)
+    # Bare headers are whole packets (RFC 8200 4.7 No Next Header; IPv4 of 20 bytes):
+    # delivered, as the kernel delivers them.  The first was once dropped as truncated.
+    s["regress-ipv6-no-next-header"] = rx_cfg(MODE_SIT) + \
+        outer(ipv6(HOST6_A, HOST6_B, IPPROTO_NONE, b""), IPPROTO_IPV6)
+    s["ipv4_header_only"] = rx_cfg(MODE_ANY) + \
+        outer(ipv4(HOST4_A, HOST4_B, 253, b""), IPPROTO_IPIP)
     return s
 
 

@@ -2,7 +2,7 @@
 # 200 MB over TCP through the tunnel, digests compared at both ends: sit with TSO on,
 # TSO off and nopmtudisc, ipip with TSO on, and mode any carrying IPv4.  With TSO on and
 # segments that fit, the transfer must cause no Packet Too Big and no drop at all: the
-# regression of the 2013 report (shared/reference/sit-tso-report.txt).  Topology: lib.sh.
+# regression of the 2013 report (doc/kernel.md "The founding lesson").  Topology: lib.sh.
 . "$(dirname "$0")/lib.sh"
 require_root socat ethtool sha256sum
 make_data 200

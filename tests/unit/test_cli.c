@@ -3,7 +3,7 @@
  * The command line in `ip tunnel` grammar (cli.h): what is accepted and the struct
  * sitd_conf it gives, what is refused and that the error names the offending argument,
  * and sitd_conf_format.  Keywords and aliases as iproute2 spells them
- * (ip/iptunnel.c, ip/link_iptnl.c; kernel-sit-ipip.md 2.1), matched exactly.
+ * (iproute2's ip/iptunnel.c, ip/link_iptnl.c; ip-tunnel(8)), matched exactly.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,7 +137,7 @@ static void test_cli_accept(void **state)
 	assert_int_equal(conf.mtu, w->mtu);
 }
 
-/* ---- encap (ip-link(8) for sit/ipip, ip/link_iptnl.c; kernel-sit-ipip.md 4) ---- */
+/* ---- encap (ip-link(8) for sit/ipip, ip/link_iptnl.c; doc/kernel.md "FOU and GUE") ---- */
 
 struct encap_want {
 	enum sitd_mode mode;

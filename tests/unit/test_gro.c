@@ -5,8 +5,9 @@
  * written as [virtio_net_hdr][head packet][payload of each following segment].
  *
  * The merge rules are wireguard-go's tcpGRO / tcpPacketsCanCoalesce and the kernel's
- * tcp_gro_receive (userspace-offload.md 1.4, 1.8); what a merged write must look like is
- * what virtio_net_hdr_to_skb and tcp_gso_segment accept (3.4): NEEDS_CSUM, csum_start at
+ * tcp_gro_receive (doc/kernel.md "GRO merge rules"); what a merged write must look like
+ * is what virtio_net_hdr_to_skb and tcp_gso_segment accept (doc/kernel.md
+ * "virtio_net_hdr rules"): NEEDS_CSUM, csum_start at
  * the TCP header, csum_offset 16, gso_size, and the TCP checksum field holding the folded,
  * uncomplemented pseudo-header sum over the super-packet's TCP length.
  *
@@ -291,7 +292,7 @@ static void check_super(const unsigned *sl, unsigned cnt, size_t len)
 	assert_true(total <= 65535);
 	l4len = (uint32_t)(total - ip);
 
-	/* The virtio_net_hdr (userspace-offload.md 1.4 "Emitting", 3.4). */
+	/* The virtio_net_hdr (doc/kernel.md "virtio_net_hdr rules"; virtio_net_hdr_to_skb). */
 	assert_int_equal(v[0], PG_VNET_F_NEEDS_CSUM);
 	assert_int_equal(v[1], v4 ? PG_GSO_TCPV4 : PG_GSO_TCPV6);
 	assert_int_equal(vnet16(v, 2), hdr);

@@ -5,8 +5,9 @@
  * field holding the pseudo-header sum) become outer IPv4 packets, one per segment.
  *
  * Every segment is checked field by field against the original super-packet, with the
- * kernel's rules (kernel-sit-ipip.md 3.2: tcp_gso_segment, inet_gso_segment,
- * ipv6_gso_segment) and the encapsulation of ipip6_tunnel_xmit / ip_tunnel_xmit (1.2, 1.3).
+ * kernel's rules (doc/kernel.md "GSO split rules": tcp_gso_segment, inet_gso_segment,
+ * ipv6_gso_segment) and the encapsulation of ipip6_tunnel_xmit / ip_tunnel_xmit
+ * (doc/kernel.md "Outer header fields").
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,7 +100,7 @@ struct expect {
 
 /*
  * Check inner segment k (`in`, `ilen` bytes) against the super-packet `sp` (l4off = L3
- * length): kernel-sit-ipip.md 3.2 rules 1-3.
+ * length): doc/kernel.md "GSO split rules" 1-4.
  */
 static void check_inner(const uint8_t *in, size_t ilen, const uint8_t *sp, unsigned l4off,
 			const struct pg_tcp_pkt *p, uint16_t gso, uint32_t k, uint32_t nseg)
@@ -147,7 +148,7 @@ static void check_segments(const uint8_t *sp, unsigned l4off, const struct pg_tc
 	for (uint32_t k = 0; k < nsegs; k++) {
 		const uint8_t *o = segs[k].p;
 
-		/* The outer header: RFC 791, kernel-sit-ipip.md 3.2 rule 4. */
+		/* The outer header: RFC 791, doc/kernel.md "Outer header fields". */
 		assert_int_equal(o[0], 0x45);
 		assert_int_equal(o[1], e->tos);
 		assert_int_equal(pg_get16(o + 2), segs[k].len);
@@ -176,8 +177,8 @@ struct gso_case {
 	struct pg_tcp_pkt pkt;
 	uint8_t gso_type;
 	uint16_t gso_size;
-	enum hdr_len_kind hdr_len;	/* never trusted: kernel-sit-ipip.md 3.3 */
-	/* Expected, worked out by hand from kernel-sit-ipip.md 1.2 steps 1, 8, 9. */
+	enum hdr_len_kind hdr_len;	/* never trusted: doc/kernel.md "virtio_net_hdr rules" */
+	/* Expected, worked out by hand from ipip6_tunnel_xmit's TOS, TTL and ECN steps. */
 	uint32_t nseg;
 	bool df;
 	uint8_t tos, ttl;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ICMPv4 errors about sitd's own outer packets (icmperr.h), modelled on the kernel's
- * ipip6_err / ipip_err and ip6_err_gen_icmpv6_unreach (kernel-sit-ipip.md 2.5):
+ * ipip6_err / ipip_err and ip6_err_gen_icmpv6_unreach (doc/kernel.md "ICMP errors about
+ * outer packets: relay and damper"):
  *  - sitd_icmp_err: whose packet the quote is, what each type and code means, the error
  *    relayed to the inner sender (checked byte by byte, checksums by the reference in
  *    pktgen.h), and when it cannot be relayed (ERR_DAMP) or must be let go (ERR_IGNORE);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sitd_pmtu_decide, one row per rule:
- *  - IPv6 inside: RFC 4213 3.2.2 and ipip6_tunnel_xmit (kernel-sit-ipip.md 1.2 step 5):
- *    mtu = path - 20; below 68 drop (collisions); below 1280 use 1280 without DF;
- *    longer than mtu: Packet Too Big; nopmtudisc: no DF, no check.
- *  - IPv4 inside: ip_tunnel_xmit / tnl_update_pmtu (1.3): DF = pmtudisc | inner DF, judged
- *    only then; too big with inner DF: Fragmentation Needed; without: fragment outside
- *    (RFC 2003 3.1, DF clear).
+ *  - IPv6 inside: RFC 4213 3.2.2 and ipip6_tunnel_xmit (doc/kernel.md "Transmit: DF
+ *    and the path MTU decision"): mtu = path - 20; below 68 drop (collisions); below
+ *    1280 use 1280 without DF; longer than mtu: Packet Too Big; nopmtudisc: no DF, no
+ *    check.
+ *  - IPv4 inside: ip_tunnel_xmit / tnl_update_pmtu (same section): DF = pmtudisc |
+ *    inner DF, judged only then; too big with inner DF: Fragmentation Needed; without:
+ *    fragment outside (RFC 2003 3.1, DF clear).
  * unit_len is one packet or one GSO segment (pmtu.h), so equal-to-MTU must fit.
  */
 #include <stdarg.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Receive pipeline, sitd_rx_decap: outer IPv4 packets as a raw socket hands them over,
- * validated in layers (DESIGN.md 5, receive rules 1-3) as the kernel's ipip6_rcv /
- * ip_tunnel_rcv do (kernel-sit-ipip.md 2.4), with ECN decapsulation per RFC 6040 4.2.
+ * validated in layers (doc/kernel.md "Receive checks") as the kernel's ipip6_rcv /
+ * ip_tunnel_rcv and then ip_rcv_core / ip6_rcv_core do, with ECN decapsulation per
+ * RFC 6040 4.2.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -301,6 +302,84 @@ static void test_rx_drop_baseline(void **state)
 	}
 }
 
+/* ---- A bare inner header: the smallest whole packets, and their truncations ---- */
+
+enum { BARE_OK = -1 };
+
+struct bare_case {
+	const char *name;
+	enum sitd_mode mode;
+	unsigned version;	/* inner */
+	uint8_t nxt;		/* IPv6 next header / IPv4 protocol */
+	uint16_t declared;	/* IPv6 payload length / IPv4 total length */
+	size_t avail;		/* inner bytes inside the outer total length */
+	int reason;		/* BARE_OK, or the drop */
+	uint32_t inner_len;	/* when delivered */
+};
+
+static struct bare_case bare_cases[] = {
+	/* name, mode, version, nxt, declared, avail -> reason, inner_len */
+	{ "IPv6 header alone (payload length 0, next header 59, RFC 8200 4.7): delivered, 40 bytes",
+	  SITD_MODE_SIT, 6, 59, 0, 40, BARE_OK, 40 },
+	{ "IPv6 header alone on a mode any tunnel: delivered, 40 bytes",
+	  SITD_MODE_ANY, 6, 59, 0, 40, BARE_OK, 40 },
+	{ "IPv6 header alone with 24 padding bytes in the outer packet: trimmed to 40",
+	  SITD_MODE_SIT, 6, 59, 0, 64, BARE_OK, 40 },
+	{ "IPv6 header alone cut to 39 bytes: rx_inner_truncated",
+	  SITD_MODE_SIT, 6, 59, 0, 39, SITD_DROP_rx_inner_truncated, 0 },
+	{ "IPv6 payload length 1, next header 59, only the 40-byte header: rx_inner_truncated",
+	  SITD_MODE_SIT, 6, 59, 1, 40, SITD_DROP_rx_inner_truncated, 0 },
+	{ "IPv6 payload length 0, next header Hop-by-Hop (a jumbogram, RFC 2675 3): rx_inner_truncated",
+	  SITD_MODE_SIT, 6, 0, 0, 48, SITD_DROP_rx_inner_truncated, 0 },
+	{ "IPv6 payload length 0, next header UDP: rx_inner_truncated",
+	  SITD_MODE_SIT, 6, 17, 0, 48, SITD_DROP_rx_inner_truncated, 0 },
+	{ "IPv4 header alone (total length 20, ip_rcv_core accepts it): delivered, 20 bytes",
+	  SITD_MODE_IPIP, 4, 253, 20, 20, BARE_OK, 20 },
+	{ "IPv4 header alone on a mode any tunnel: delivered, 20 bytes",
+	  SITD_MODE_ANY, 4, 253, 20, 20, BARE_OK, 20 },
+	{ "IPv4 total length 20 with 19 bytes there: rx_inner_truncated",
+	  SITD_MODE_IPIP, 4, 253, 20, 19, SITD_DROP_rx_inner_truncated, 0 },
+	{ "IPv4 total length 19, below its header: rx_inner_truncated",
+	  SITD_MODE_IPIP, 4, 253, 19, 20, SITD_DROP_rx_inner_truncated, 0 },
+};
+
+static void test_rx_bare(void **state)
+{
+	const struct bare_case *c = *state;
+	uint32_t off = 0xdead, il = 0xbeef;
+	size_t n;
+	int r;
+
+	rx_setup(c->mode, PG_OUTER_LOCAL);
+	memset(inner, 0xee, sizeof(inner));
+	if (c->version == 6) {
+		pg_ip6(inner, 0, 0, c->declared, c->nxt, 3, PG_IN6_SRC, PG_IN6_DST);
+		if (c->nxt == 0) {
+			/* Hop-by-Hop: Pad2, then a Jumbo Payload option (RFC 2675 2) of 65536. */
+			static const uint8_t hbh[8] = { 59, 0, 0xc2, 4, 0, 1, 0, 0 };
+
+			memcpy(inner + 40, hbh, sizeof(hbh));
+		}
+	} else {
+		pg_ip4(inner, 0, c->declared, 1, 0, 17, c->nxt, PG_IN4_SRC, PG_IN4_DST, 0);
+	}
+	n = mk_outer(c->version == 6 ? PG_PROTO_IPV6 : PG_PROTO_IPIP, 0, c->avail, 0, 0);
+	memcpy(copy, buf, n);
+
+	r = sitd_rx_decap(&rx, buf, (uint32_t)n, &off, &il);
+	assert_memory_equal(buf, copy, n);
+	if (c->reason != BARE_OK) {
+		assert_int_equal(r, -1);
+		assert_int_equal(st.drop[c->reason], 1);
+		assert_int_equal(total_drops(), 1);
+		return;
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(off, 20);
+	assert_int_equal(il, c->inner_len);
+	assert_int_equal(total_drops(), 0);
+}
+
 /* ---- ECN on decapsulation (RFC 6040 4.2) ---- */
 
 /* Outer CE on ECT(0) inner IPv4: CE inside, DSCP kept, header checksum right for every ID. */
@@ -396,12 +475,13 @@ static void test_rx_ecn_table(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(good_cases) + ARRAY_SIZE(drop_cases) + 4];
+	struct CMUnitTest tests[ARRAY_SIZE(good_cases) + ARRAY_SIZE(drop_cases) + ARRAY_SIZE(bare_cases) + 4];
 	size_t n = 0;
 
 	TABLE(good_cases, test_rx_good);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_rx_drop_baseline);
 	TABLE(drop_cases, test_rx_drop);
+	TABLE(bare_cases, test_rx_bare);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_rx_ecn_ce_ipv4);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_rx_ecn_ect1_ipv6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_rx_ecn_table);

@@ -3,8 +3,9 @@
  * Transmit pipeline for single packets (sitd_tx_begin / sitd_tx_next): checksum
  * completion, encapsulation, outer fragmentation, and the PMTU answers (ICMPv6 Packet Too
  * Big, ICMPv4 Fragmentation Needed) with their rate limit and decline rules.  The rules
- * are those of kernel-sit-ipip.md 1.2 (ipip6_tunnel_xmit), 1.3 (ip_tunnel_xmit) and
- * RFC 4213 3.2.2; the GSO split itself is in test_gso.c.
+ * are those of ipip6_tunnel_xmit, ip_tunnel_xmit and RFC 4213 3.2.2 (doc/kernel.md
+ * "Transmit: DF and the path MTU decision", "ICMP errors sitd generates"); the GSO split
+ * itself is in test_gso.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,7 +86,7 @@ struct encap_case {
 	uint8_t conf_ttl, conf_tos;
 	unsigned version;
 	uint8_t dsfield, ttl;
-	/* expected outer fields, from kernel-sit-ipip.md 1.2 steps 1, 8, 9 */
+	/* expected outer fields, from ipip6_tunnel_xmit's TOS, TTL and ECN steps */
 	uint8_t tos, out_ttl, proto;
 };
 
@@ -152,7 +153,7 @@ static void test_tx_encap(void **state)
 	assert_int_equal(tx.icmp_len, 0);
 }
 
-/* ---- NEEDS_CSUM completion (userspace-offload.md 1.2, gsoNoneChecksum) ---- */
+/* ---- NEEDS_CSUM completion (doc/kernel.md "virtio_net_hdr rules") ---- */
 
 struct csum_case {
 	const char *name, *zero_name;
@@ -475,8 +476,9 @@ static uint32_t gso6_frame(uint32_t payload, uint16_t gso)
 }
 
 /*
- * The 2013 regression (sit-tso-report.txt, commit 58a4782449c5): the MTU decision for a
- * super-packet is made on one segment, never on its length.  Segment 40 + 20 + 1440 = 1500
+ * The 2013 regression (doc/kernel.md "The founding lesson", commit 58a4782449c5): the
+ * MTU decision for a super-packet is made on one segment, never on its length.
+ * Segment 40 + 20 + 1440 = 1500
  * exceeds 1480: Packet Too Big 1480 so TCP lowers its MSS.
  */
 static void test_tx_gso_segment_too_big(void **state)
@@ -746,7 +748,8 @@ static void test_tx_oversize(void **state)
 }
 
 /*
- * The outer ID runs on per outer packet and wraps (kernel-sit-ipip.md 3.2 rule 4); the
+ * The outer ID runs on per outer packet and wraps (inet_gso_segment, iptunnel_xmit;
+ * doc/kernel.md "Outer header fields"); the
  * fragments of one packet share one.  Outputs of several frames accumulate until reset.
  */
 static void test_tx_outer_ids(void **state)
@@ -833,7 +836,7 @@ static void test_tx_next_after_no_send(void **state)
 	assert_int_equal(tx.nout, 0);
 }
 
-/* ---- The damper's link failure (kernel-sit-ipip.md 2.5; icmperr.h) ---- */
+/* ---- The damper's link failure (ipip6_err, dst_link_failure; icmperr.h) ---- */
 
 static struct sitd_damper damper;
 #define SEC 1000000000ull
@@ -1095,6 +1098,46 @@ static void test_tx_link_failure_gso(void **state)
 	assert_int_equal(st.tx_gso_packets, 1);
 }
 
+/*
+ * A bare header is a whole packet: IPv6 with payload length 0 and next header 59
+ * (RFC 8200 4.7), IPv4 of total length 20.  Both go out behind one outer header, as
+ * ipip6_tunnel_xmit / ip_tunnel_xmit send them; payload length 0 with any other next
+ * header is still refused as a jumbogram (RFC 2675 3).
+ */
+static void test_tx_bare_header(void **state)
+{
+	uint32_t len;
+
+	(void)state;
+	tx_setup(SITD_MODE_ANY, 64, 0, true, 0x2222);
+	pg_ip6(ip, 0, 0, 0, 59, 9, PG_IN6_SRC, PG_IN6_DST);
+	len = plain_frame(40);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 1);
+	assert_int_equal(segs[0].len, 60);
+	assert_int_equal(segs[0].p[9], PG_PROTO_IPV6);
+	assert_memory_equal(segs[0].p + 20, orig + PG_VNET_LEN, 40);
+
+	pg_ip4(ip, 0, 20, 7, PG_IP4_DF, 9, 253, PG_IN4_SRC, PG_IN4_DST, 0);
+	len = plain_frame(20);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 2);
+	assert_int_equal(segs[1].len, 40);
+	assert_int_equal(segs[1].p[9], PG_PROTO_IPIP);
+	assert_memory_equal(segs[1].p + 20, orig + PG_VNET_LEN, 20);
+	assert_int_equal(total_drops(), 0);
+
+	pg_ip6(ip, 0, 0, 0, PG_PROTO_UDP, 9, PG_IN6_SRC, PG_IN6_DST);
+	memset(ip + 40, 0, 8);
+	len = plain_frame(48);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_DROP);
+	assert_int_equal(st.drop[SITD_DROP_tx_malformed], 1);
+	assert_int_equal(total_drops(), 1);
+	assert_int_equal(nsegs, 2);
+}
+
 #define TABLE(arr, fn)                                                                     \
 	for (size_t i = 0; i < ARRAY_SIZE(arr); i++)                                      \
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
@@ -1105,7 +1148,7 @@ int main(void)
 	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 2 * ARRAY_SIZE(csum_cases) +
 				ARRAY_SIZE(frag_cases) + ARRAY_SIZE(decline_cases) +
 				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + ARRAY_SIZE(lf_cases) +
-				12 + 6];
+				12 + 7];
 	size_t n = 0;
 
 	TABLE(encap_cases, test_tx_encap);
@@ -1137,6 +1180,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_declined);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_ratelimit);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_link_failure_gso);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_bare_header);
 	if (n != ARRAY_SIZE(tests)) {
 		fprintf(stderr, "test_tx: %zu of %zu tests filled in\n", n, ARRAY_SIZE(tests));
 		return 1;

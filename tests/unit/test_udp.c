@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FOU and GUE (kernel-sit-ipip.md section 4): the UDP payload that sitd_rx_decap_udp
+ * FOU and GUE (doc/kernel.md "FOU and GUE"): the UDP payload that sitd_rx_decap_udp
  * takes apart, and the outputs sitd_tx_begin / sitd_tx_next build with conf.encap set.
  *
  * Receive: FOU carries the inner packet directly, its protocol given by the tunnel's
@@ -307,13 +307,13 @@ static struct drop_case drop_cases[] = {
 	{ "rx gue v1 mode any: version nibble 5", SITD_MODE_ANY, F_GUE1, 4, { { M_INNER_BYTE, 0, 0x55 } },
 	  SITD_DROP_rx_inner_version },
 	/*
-	 * GUE version 1 takes its protocol from the version nibble (kernel-sit-ipip.md 4;
+	 * GUE version 1 takes its protocol from the version nibble (gue_udp_recv;
 	 * gue_udp_recv returns -IPPROTO_IPIP / -IPPROTO_IPV6), which then must suit the
 	 * tunnel's mode, as GUE version 0's Proto must.
 	 */
-	{ "rx gue v1 on a mode sit tunnel: IPv4 is protocol 4 (kernel-sit-ipip.md 4)", SITD_MODE_SIT,
+	{ "rx gue v1 on a mode sit tunnel: IPv4 is protocol 4 (gue_udp_recv)", SITD_MODE_SIT,
 	  F_GUE1, 6, { { M_SWAP, 0, 0 } }, SITD_DROP_rx_proto },
-	{ "rx gue v1 on a mode ipip tunnel: IPv6 is protocol 41 (kernel-sit-ipip.md 4)", SITD_MODE_IPIP,
+	{ "rx gue v1 on a mode ipip tunnel: IPv6 is protocol 41 (gue_udp_recv)", SITD_MODE_IPIP,
 	  F_GUE1, 4, { { M_SWAP, 0, 0 } }, SITD_DROP_rx_proto },
 	/* The inner length. */
 	{ "rx fou sit: inner IPv6 header cut at 39 bytes", SITD_MODE_SIT, F_FOU, 6, { { M_LEN, 39, 0 } },
@@ -696,7 +696,7 @@ static void test_udp_tx_gso(void **state)
 			assert_int_equal(q[1], proto);
 			assert_int_equal(q[2] | q[3], 0);
 		}
-		/* The inner segment (kernel-sit-ipip.md 3.2). */
+		/* The inner segment (doc/kernel.md "GSO split rules"). */
 		assert_int_equal(in[0] >> 4, c->version);
 		if (c->version == 6) {
 			assert_int_equal(pg_get16(in + 4), hdrlen + plen - 40);
