@@ -60,8 +60,10 @@ build_depends() {
 
 install_deps() {
 	local p tools=(dpkg-dev build-essential debhelper lintian) missing=()
-	# systemd-analyze and systemd-sysusers, for two of the checks below.
+	# systemd-analyze and systemd-sysusers, for two of the checks below, and procps
+	# (/bin/kill, the unit's ExecReload, which systemd-analyze verify looks for).
 	command -v systemd-analyze >/dev/null || tools+=(systemd)
+	tools+=(procps)
 	for p in "${tools[@]}"; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
 			missing+=("$p")
