@@ -106,7 +106,8 @@ if [ -z "$deb" ]; then
 fi
 
 lintian_clean() {
-	lintian --pedantic --display-info "$changes" "$deb" >"$scratch/lintian.txt" 2>&1
+	# lintian leaves temporary files (mldbm-*) behind: keep them in the scratch dir.
+	TMPDIR=$scratch lintian --pedantic --display-info "$changes" "$deb" >"$scratch/lintian.txt" 2>&1
 	cat "$scratch/lintian.txt"
 	! grep -q '^E: ' "$scratch/lintian.txt"
 }
