@@ -19,7 +19,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prot
 CSTD := -std=gnu11
 CPPFLAGS += -D_GNU_SOURCE -DSITD_VERSION='"$(VERSION)"' -Isrc -Isrc/core -Isrc/io
 CFLAGS ?= -O2 -g
-VERSION ?= 0.2.0
+# One version, debian/changelog's: `sitd --version` and the package agree.
+VERSION ?= $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 CFLAGS += $(CSTD) $(WARN) -fno-strict-aliasing -MMD -MP
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -95,7 +96,7 @@ $(O)/blast: bench/blast.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-# The core may not do I/O, print, exit or allocate (DESIGN.md section 3).
+# The core may not do I/O, print, exit or allocate (doc/architecture.md).
 lint-core:
 	$(Q)CC=$(CC) scripts/lint-core.sh
 

@@ -70,4 +70,16 @@ else
 	not_ok "no /dev/net/tun: exit $rc, stderr: $err"
 fi
 check "no device was left behind" bash -c "! ip -n $NS_A link show | grep -qE ' t[012]:'"
+
+# --version and -V: the package's version (debian/changelog), exit 0; --help, -h: usage.
+want="sitd $(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$ROOT/debian/changelog")"
+expect_eq "--version" "$("$SITD" --version)" "$want"
+expect_eq "-V" "$("$SITD" -V)" "$want"
+check "--help prints the usage and exits 0" sh -c "'$SITD' --help | grep -q '^Usage: sitd'"
+check "-h too" sh -c "'$SITD' -h | grep -q '^Usage: sitd'"
+err=$("$SITD" --frobnicate 2>&1)
+rc=$?
+expect_eq "an unknown option: exit 2, named" "$rc $(grep -c -- '--frobnicate' <<<"$err")" "2 1"
+err=$("$SITD" -w 0 sit1 remote $B4 2>&1)
+expect_eq "-w 0 refused" "$? $(grep -c 'workers from 1' <<<"$err")" "2 1"
 finish
