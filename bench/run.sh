@@ -8,12 +8,15 @@
 #   bench/run.sh                      all rows, 3 runs of 10 s
 #   BENCH_RUNS=1 BENCH_SECONDS=5 bench/run.sh
 #   BENCH_ROWS="veth sit-on sit-off" bench/run.sh
+#   BENCH_ROWS="sit-on sit-ba many-ab many-ba" bench/run.sh   (the tunnel table)
 #
 # Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
 # recvmmsg: sitd's outer side can go no faster), sit-on, sit-off (ethtool tso off),
 # sit-nopmtu, ipip-on, fou-on and gue-on (sit inside FOU / GUE with encap-csum, so one
 # UDP_SEGMENT send per super-packet), socat (TUN over UDP), openvpn (--cipher none
-# --auth none).
+# --auth none); sit-ba (sit-on, data from B to A), many-ab and many-ba (the same tunnel
+# beside 999 idle ones in A's sitd, from one file: each packet into A is looked up among
+# 1000; also the time the 1000 take to start, A's memory and threads).
 set -u
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "bench/run.sh: run as root" >&2; exit 1; }
@@ -40,11 +43,15 @@ cpu_ticks() {	# cpu_ticks PID...: "user system" ticks of these processes (all th
 	echo "$u $s"
 }
 
-# iperf ADDR: receiver Mbit/s of one run, one stream, cubic.
+# iperf ADDR: receiver Mbit/s of one run, one stream, cubic; from A to B, or from B to A
+# when DIR=ba.
+DIR=ab
 iperf() {
-	nb iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+	local srv=nb cli=na
+	[ "$DIR" = ba ] && srv=na cli=nb
+	$srv iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
 	sleep 0.3
-	na iperf3 -c "$1" -p 5201 -t "$SECS" -C cubic -f m 2>/dev/null |
+	$cli iperf3 -c "$1" -p 5201 -t "$SECS" -C cubic -f m 2>/dev/null |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i+1) == "Mbits/sec") v = $i } END { print v + 0 }'
 }
 
@@ -94,6 +101,40 @@ row_sit-on() { sitd_row sit $B6; }
 row_sit-off() { sitd_row sit $B6 -- tso off; }
 row_sit-nopmtu() { sitd_row sit $B6 nopmtudisc; }
 row_ipip-on() { sitd_row ipip $B4IN; }
+row_sit-ba() { DIR=ba sitd_row sit $A6; }
+
+# The same tunnel as sit-on, first of 1000 in A's sitd (the 999 others idle, to remotes
+# that do not answer, half with local any so every class of the lookup is filled).
+many_row() {
+	local addr=$1 conf=$LOGDIR/many.conf i n=0 t0 t1
+	{
+		echo "tunnel $TUN mode sit remote $B4 local $A4"
+		for net in 198.51.100 203.0.113 192.0.2; do
+			for ((i = 10; i < 250; i++)); do
+				echo "tunnel m$n mode sit remote $net.$i local $A4"
+				n=$((n + 1))
+				echo "tunnel m$n mode sit remote $net.$i local any"
+				n=$((n + 1))
+				[ $n -ge 999 ] && break 2
+			done
+		done
+	} >"$conf"
+	setup_pair
+	t0=$(date +%s%N)
+	start_sitd "$NS_A" "sitd-a" -c "$conf"
+	PID_A=$LAST_PID
+	for _ in $(seq 300); do grep -q '1000 tunnel(s)' "$(log_of "$PID_A")" && break; sleep 0.02; done
+	t1=$(date +%s%N)
+	echo "$(((t1 - t0) / 1000000)) $(awk '/^VmRSS/ { print $2 }' /proc/"$PID_A"/status) $(awk '/^Threads/ { print $2 }' /proc/"$PID_A"/status)" >"$LOGDIR/many"
+	start_sitd "$NS_B" "sitd-b" "$TUN" mode sit remote $A4 local $B4
+	PID_B=$LAST_PID
+	tun_up "$NS_A" "$TUN" $A6
+	tun_up "$NS_B" "$TUN" $B6
+	for _ in $(seq "$RUNS"); do measure "$addr" "$PID_A" "$PID_B"; done
+	teardown
+}
+row_many-ab() { many_row $B6; }
+row_many-ba() { DIR=ba many_row $A6; }
 row_fou-on() { sitd_row sit $B6 encap fou encap-dport 5555 encap-csum; }
 row_gue-on() { sitd_row sit $B6 encap gue encap-dport 5555 encap-csum; }
 
@@ -136,7 +177,8 @@ declare -A LABEL=(
 	[sit-on]="sitd sit, TSO on" [sit-off]="sitd sit, TSO off" [sit-nopmtu]="sitd sit, nopmtudisc"
 	[ipip-on]="sitd ipip, TSO on" [fou-on]="sitd sit in fou, encap-csum"
 	[gue-on]="sitd sit in gue, encap-csum" [socat]="socat TUN over UDP"
-	[openvpn]="OpenVPN, no cipher, no auth"
+	[openvpn]="OpenVPN, no cipher, no auth" [sit-ba]="sitd sit, TSO on, B to A"
+	[many-ab]="... beside 999 idle, A to B" [many-ba]="... beside 999 idle, B to A"
 )
 declare -A MED CPU
 echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
@@ -164,5 +206,13 @@ echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)
 echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
 [ -n "${CPU[socat]:-}" ] && [ "${CPU[sit-on]:-}" != "-" ] &&
 	echo "sitd CPU per GB / socat's:       $(awk -v a="${CPU[sit-on]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
+[ -n "${MED[many-ab]:-}" ] && [ -n "${MED[sit-on]:-}" ] &&
+	echo "t0 beside 999 idle / alone, A to B: $(ratio many-ab sit-on)   (target >= 0.9)"
+[ -n "${MED[many-ba]:-}" ] && [ -n "${MED[sit-ba]:-}" ] &&
+	echo "t0 beside 999 idle / alone, B to A: $(ratio many-ba sit-ba)   (target >= 0.9)"
+if [ -f "$LOGDIR/many" ]; then
+	read -r ms rss threads <"$LOGDIR/many"
+	echo "1000 tunnels from one file: up in $ms ms (target < 5000), RSS $rss kB ($((rss / 1000)) kB per tunnel, buffers included; target < 64), $threads threads"
+fi
 RSS_KB=$(cat "$LOGDIR/rss" 2>/dev/null)
 [ -n "${RSS_KB:-}" ] && echo "sitd peak resident memory (VmHWM, last sitd row): ${RSS_KB} kB   (target < 16384)"

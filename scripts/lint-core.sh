@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/.."
 bad=0
-for f in src/core/*.c src/core/*.h src/cli.c src/config.c src/show.c; do
+for f in src/core/*.c src/core/*.h src/cli.c src/config.c src/show.c src/request.c; do
 	hits=$(${CC:-cc} -fpreprocessed -dD -E -P "$f" 2>/dev/null |
 		grep -nE '\b(printf|fprintf|puts|perror|exit|abort|malloc|calloc|realloc|free|read|write|send|sendmsg|sendmmsg|recv|recvmsg|recvmmsg|socket|ioctl|open|close)\s*\(')
 	if [ -n "$hits" ]; then

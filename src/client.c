@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The client side of the control socket: `sitd show`, `status`, `reload`, `sandbox`, as a
- * table (wireguard-tools' wg.c is the model).  Without -S, every daemon of this network
- * namespace is asked, in its directory (ctl.h).
+ * The client side of the control socket: `sitd show`, `status`, `reload`, `sandbox`.  The
+ * words are checked with the daemon's own parser (request.c) before anything is sent.
+ * Without -S, every daemon of this network namespace is asked, in its directory (ctl.h).
  */
 #include "client.h"
 
@@ -13,43 +13,16 @@
 #include <sys/un.h>
 
 #include "ctl.h"
+#include "request.h"
 
 enum { REQUEST_MAX = 256, ANSWER_MS = 10000 };
 
-struct command {
-	const char *name;
-	int max_args;		/* words after the name */
-	const char *const *flags;	/* allowed flags; NULL: none */
-	int names;		/* how many non-flag words (a tunnel name) */
-};
-
-static const char *const show_flags[] = { "-s", "-j", NULL };
-static const char *const status_flags[] = { "-j", NULL };
-
-static const struct command commands[] = {
-	{ "show", 3, show_flags, 1 },
-	{ "status", 1, status_flags, 0 },
-	{ "reload", 0, NULL, 0 },
-	{ "sandbox", 0, NULL, 0 },
-};
-
-static const struct command *find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
-	return NULL;
-}
+static const char *const commands[] = { "show", "status", "reload", "sandbox" };
 
 bool client_is_command(const char *word)
 {
-	return find(word) != NULL;
-}
-
-static bool is_flag(const struct command *c, const char *w)
-{
-	for (const char *const *f = c->flags; f && *f; f++)
-		if (!strcmp(*f, w))
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i], word))
 			return true;
 	return false;
 }
@@ -66,29 +39,27 @@ static int ask(const char *path, const char *request)
 
 int client_main(const char *ctl_path, int argc, const char *const *argv)
 {
-	const struct command *c = find(argv[0]);
-	char req[REQUEST_MAX], dir[108];
-	size_t len;
-	int names = 0, asked = 0, failed = 0;
+	char line[REQUEST_MAX], req[REQUEST_MAX], err[128], dir[108];
+	struct sitd_request r;
+	size_t len = 0;
+	int asked = 0, failed = 0;
 	DIR *d;
 	struct dirent *e;
 
-	if (argc - 1 > c->max_args) {
-		fprintf(stderr, "sitd: %s: too many arguments\n", c->name);
+	for (int i = 0; i < argc; i++) {
+		int n = snprintf(line + len, sizeof(line) - len, "%s%s", i ? " " : "", argv[i]);
+
+		if (n < 0 || (size_t)n >= sizeof(line) - len || strchr(argv[i], ' ') || !argv[i][0]) {
+			fprintf(stderr, "sitd: %s: \"%s\" is not a word of a request\n", argv[0], argv[i]);
+			return 2;
+		}
+		len += (size_t)n;
+	}
+	if (sitd_request_parse(line, len, &r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sitd: %s: %s\n", argv[0], err);
 		return 2;
 	}
-	len = (size_t)snprintf(req, sizeof(req), "%s", c->name);
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' ? !is_flag(c, argv[i]) : ++names > c->names) {
-			fprintf(stderr, "sitd: %s: unexpected \"%s\"\n", c->name, argv[i]);
-			return 2;
-		}
-		if (strchr(argv[i], '\n') || len + 1 + strlen(argv[i]) >= sizeof(req)) {
-			fprintf(stderr, "sitd: %s: \"%s\" is not a name\n", c->name, argv[i]);
-			return 2;
-		}
-		len += (size_t)snprintf(req + len, sizeof(req) - len, " %s", argv[i]);
-	}
+	sitd_request_format(&r, req, sizeof(req));
 	if (ctl_path)
 		return ask(ctl_path, req) < 0;
 	if (ctl_dir(dir, sizeof(dir)) < 0) {

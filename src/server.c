@@ -32,6 +32,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "priv.h"
+#include "request.h"
 #include "show.h"
 
 enum {
@@ -207,15 +208,13 @@ static int reply(struct client *c, const char *text)
 	return c->out ? 0 : -1;
 }
 
-static int req_show(struct server *s, struct client *c, char *args)
+static int req_show(struct server *s, struct client *c, const struct sitd_request *r)
 {
 	unsigned n = daemon_count(s->d), k = 0;
 	struct sitd_show_tunnel *st = calloc(n + 1, sizeof(*st));
 	struct sitd_stats *stats = calloc(n + 1, sizeof(*stats));
-	bool want_stats = false, json = false;
-	const char *name = NULL;
+	const char *name = r->name[0] ? r->name : NULL;
 	size_t cap = 256 + (size_t)(n + 1) * SHOW_PER_TUNNEL;
-	char *save = NULL;
 
 	c->out = malloc(cap);
 	if (!st || !stats || !c->out) {
@@ -224,14 +223,6 @@ static int req_show(struct server *s, struct client *c, char *args)
 		free(c->out);
 		c->out = NULL;
 		return reply(c, "error: out of memory\n");
-	}
-	for (char *w = strtok_r(args, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		if (!strcmp(w, "-s"))
-			want_stats = true;
-		else if (!strcmp(w, "-j"))
-			json = true;
-		else
-			name = w;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct tunnel *t = daemon_tunnel(s->d, i);
@@ -247,15 +238,15 @@ static int req_show(struct server *s, struct client *c, char *args)
 	if (name && !k)
 		c->outlen = (size_t)snprintf(c->out, cap, "error: no tunnel \"%s\"\n", name);
 	else
-		c->outlen = sitd_show_format(c->out, cap, st, k, want_stats, json);
+		c->outlen = sitd_show_format(c->out, cap, st, k, r->stats, r->json);
 	free(st);
 	free(stats);
 	return 0;
 }
 
-static int req_status(struct server *s, struct client *c, char *args)
+static int req_status(struct server *s, struct client *c, const struct sitd_request *r)
 {
-	bool json = !strcmp(args, " -j");
+	bool json = r->json;
 	struct sitd_stats st;
 	char paths[4096];
 	size_t cap = 16384;
@@ -275,11 +266,11 @@ static int req_status(struct server *s, struct client *c, char *args)
 	return 0;
 }
 
-static int req_reload(struct server *s, struct client *c, char *args)
+static int req_reload(struct server *s, struct client *c, const struct sitd_request *r)
 {
 	char err[400], msg[420];
 
-	(void)args;
+	(void)r;
 	/* Changes need root, as SO_PEERCRED says, not as the client says. */
 	if (c->uid != 0)
 		return reply(c, "error: reload needs root\n");
@@ -290,14 +281,14 @@ static int req_reload(struct server *s, struct client *c, char *args)
 	return reply(c, "ok\n");
 }
 
-static int req_sandbox(struct server *s, struct client *c, char *args)
+static int req_sandbox(struct server *s, struct client *c, const struct sitd_request *req)
 {
 	char msg[200];
 	long r;
 	int e;
 
 	(void)s;
-	(void)args;
+	(void)req;
 	/*
 	 * A check an operator can run: uname(NULL) fails with EFAULT where it is allowed,
 	 * and with EPERM where the seccomp filter refuses it.
@@ -309,31 +300,26 @@ static int req_sandbox(struct server *s, struct client *c, char *args)
 	return reply(c, msg);
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(struct server *s, struct client *c, char *args);
-} requests[] = {
-	{ "show", req_show },
-	{ "status", req_status },
-	{ "reload", req_reload },
-	{ "sandbox", req_sandbox },
+/* Indexed by enum sitd_req. */
+static int (*const requests[])(struct server *s, struct client *c, const struct sitd_request *r) = {
+	[SITD_REQ_SHOW] = req_show,
+	[SITD_REQ_STATUS] = req_status,
+	[SITD_REQ_RELOAD] = req_reload,
+	[SITD_REQ_SANDBOX] = req_sandbox,
 };
 
 static void answer(struct server *s, struct client *c)
 {
-	char *line = c->in;
-	size_t len;
+	struct sitd_request r;
+	char err[128], msg[160];
 
-	line[strcspn(line, "\r\n")] = '\0';
-	len = strcspn(line, " ");
-	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
-		if (strlen(requests[i].name) == len && !strncmp(line, requests[i].name, len)) {
-			if (requests[i].fn(s, c, line + len) < 0)
-				log_warnx("control: out of memory");
-			return;
-		}
+	if (sitd_request_parse(c->in, strcspn(c->in, "\r\n"), &r, err, sizeof(err)) < 0) {
+		snprintf(msg, sizeof(msg), "error: %s\n", err);
+		(void)reply(c, msg);
+		return;
 	}
-	(void)reply(c, "error: unknown request\n");
+	if (requests[r.kind](s, c, &r) < 0)
+		log_warnx("control: out of memory");
 }
 
 /* ---- clients ------------------------------------------------------------------------ */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+#include "request.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *word;
+	enum sitd_req kind;
+	const char *flags;	/* the flag letters it takes */
+	bool name;		/* may name a tunnel */
+} reqs[] = {
+	{ "show", SITD_REQ_SHOW, "sj", true },
+	{ "status", SITD_REQ_STATUS, "j", false },
+	{ "reload", SITD_REQ_RELOAD, "", false },
+	{ "sandbox", SITD_REQ_SANDBOX, "", false },
+};
+
+static int fail(char *err, size_t errlen, const char *what, const char *w, size_t wlen)
+{
+	snprintf(err, errlen, "%s \"%.*s\"", what, (int)(wlen > 32 ? 32 : wlen), w);
+	return -1;
+}
+
+/* A device name as the kernel's dev_valid_name() takes it: 1..15 bytes, no '/', ':' or space. */
+static bool valid_name(const char *w, size_t len)
+{
+	if (!len || len >= SITD_IFNAMSIZ || (len == 1 && w[0] == '.') ||
+	    (len == 2 && w[0] == '.' && w[1] == '.'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)w[i];
+
+		if (c == '/' || c == ':' || c <= ' ' || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+int sitd_request_parse(const char *line, size_t len, struct sitd_request *r, char *err, size_t errlen)
+{
+	size_t i = 0, k;
+	int which = -1;
+
+	memset(r, 0, sizeof(*r));
+	for (int word = 0; i < len; word++) {
+		size_t start;
+
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && line[i] != ' ')
+			i++;
+		k = i - start;
+		if (word == 0) {
+			for (size_t q = 0; q < sizeof(reqs) / sizeof(reqs[0]); q++)
+				if (strlen(reqs[q].word) == k && !memcmp(reqs[q].word, line + start, k))
+					which = (int)q;
+			if (which < 0)
+				return fail(err, errlen, "unknown request", line + start, k);
+			r->kind = reqs[which].kind;
+			continue;
+		}
+		if (k == 2 && line[start] == '-' && line[start + 1] &&
+		    strchr(reqs[which].flags, line[start + 1])) {
+			if (line[start + 1] == 's')
+				r->stats = true;
+			else
+				r->json = true;
+			continue;
+		}
+		if (!reqs[which].name || r->name[0] || line[start] == '-' || !valid_name(line + start, k))
+			return fail(err, errlen, "unexpected", line + start, k);
+		memcpy(r->name, line + start, k);
+		r->name[k] = '\0';
+	}
+	if (which < 0) {
+		snprintf(err, errlen, "empty request");
+		return -1;
+	}
+	return 0;
+}
+
+size_t sitd_request_format(const struct sitd_request *r, char *buf, size_t cap)
+{
+	const char *word = "show";
+	int n;
+
+	for (size_t q = 0; q < sizeof(reqs) / sizeof(reqs[0]); q++)
+		if (reqs[q].kind == r->kind)
+			word = reqs[q].word;
+	n = snprintf(buf, cap, "%s%s%s%s%s", word, r->stats ? " -s" : "", r->json ? " -j" : "",
+		     r->name[0] ? " " : "", r->name);
+	if (n < 0 || !cap)
+		return 0;
+	return (size_t)n < cap ? (size_t)n : cap - 1;
+}

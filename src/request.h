@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control protocol's requests: one line, words separated by spaces.
+ *
+ *	show [-s] [-j] [NAME]	settings, -s with the counters, -j as JSON
+ *	status [-j]		the process: workers, outer paths, drops for no tunnel
+ *	reload			re-read the configuration file (root only, server.c)
+ *	sandbox			is the seccomp filter in force?
+ *
+ * Parsed by the daemon from whoever may connect, so pure and fuzzed: no I/O, and a
+ * request either parses whole or is refused with a message.
+ */
+#ifndef SITD_REQUEST_H
+#define SITD_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conf.h"
+
+enum sitd_req { SITD_REQ_SHOW, SITD_REQ_STATUS, SITD_REQ_RELOAD, SITD_REQ_SANDBOX };
+
+struct sitd_request {
+	enum sitd_req kind;
+	bool stats, json;
+	char name[SITD_IFNAMSIZ];	/* "" = every tunnel */
+};
+
+/* Parse `len` bytes (no newline); 0, or -1 with one line in err. */
+int sitd_request_parse(const char *line, size_t len, struct sitd_request *r, char *err, size_t errlen);
+
+/* The request as its line (what the client sends); the length, cut to fit cap. */
+size_t sitd_request_format(const struct sitd_request *r, char *buf, size_t cap);
+
+#endif

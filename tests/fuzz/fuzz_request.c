@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control protocol's request parser (request.h), fed any bytes, as any member of the
+ * control group may send them.  Invariants: no crash; a refusal says why; an accepted
+ * request names a valid device or none, has only the flags its kind takes, and survives
+ * sitd_request_format -> sitd_request_parse unchanged.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "request.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sitd_request r, again;
+	char err[128], line[300];
+	size_t n;
+
+	memset(err, 0, sizeof(err));
+	if (sitd_request_parse((const char *)data, size, &r, err, sizeof(err)) < 0) {
+		CHECK(err[0] != '\0');
+		return 0;
+	}
+	CHECK(r.kind == SITD_REQ_SHOW || r.kind == SITD_REQ_STATUS || r.kind == SITD_REQ_RELOAD ||
+	      r.kind == SITD_REQ_SANDBOX);
+	CHECK(memchr(r.name, '\0', sizeof(r.name)) != NULL);
+	CHECK(!r.name[0] || r.kind == SITD_REQ_SHOW);
+	CHECK(!r.stats || r.kind == SITD_REQ_SHOW);
+	CHECK(!r.json || r.kind == SITD_REQ_SHOW || r.kind == SITD_REQ_STATUS);
+	for (const char *p = r.name; *p; p++)
+		CHECK(*p != '/' && *p != ':' && (unsigned char)*p > ' ');
+	n = sitd_request_format(&r, line, sizeof(line));
+	CHECK(n < sizeof(line) && strlen(line) == n);
+	CHECK(sitd_request_parse(line, n, &again, err, sizeof(err)) == 0);
+	CHECK(!memcmp(&r, &again, sizeof(r)));
+	return 0;
+}
