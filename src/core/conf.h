@@ -60,8 +60,9 @@ static inline uint8_t sitd_outer_proto(unsigned ip_version)
 }
 
 /*
- * The kernel's device MTU bounds: sit 1280 (IPV6_MIN_MTU, ipip6_tunnel_change_mtu) and
- * ipip 68, up to 65535 - the encapsulation (ip_tunnel_change_mtu).
+ * Device MTU bounds: at least the kernel's, 1280 for sit (IPV6_MIN_MTU) and 68 for ipip
+ * (ip_tunnel_change_mtu); at most what one outer IPv4 packet can carry, 65535 minus the
+ * encapsulation (the kernel's sit allows more, 65555, which no packet could use).
  */
 unsigned sitd_mtu_min(enum sitd_mode m);
 unsigned sitd_mtu_max(const struct sitd_conf *c);

@@ -130,3 +130,14 @@ size_t sitd_icmp4_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t co
 {
 	return icmp4_error(out, cap, type, code, info, src, pkt, len, true);
 }
+
+const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *a, const uint8_t *sender)
+{
+	bool ll = sender[0] == 0xfe && (sender[1] & 0xc0) == 0x80;
+
+	if (!a)
+		return NULL;
+	if (ll)
+		return a->has_ll ? a->ll : NULL;
+	return a->has_global ? a->global : NULL;
+}

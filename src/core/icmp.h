@@ -7,6 +7,7 @@
 #ifndef SITD_ICMP_H
 #define SITD_ICMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,5 +50,24 @@ size_t sitd_icmp6_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t co
 			      const uint8_t *src, const uint8_t *pkt, size_t len);
 size_t sitd_icmp4_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
 			      uint32_t src, const uint8_t *pkt, size_t len);
+
+/*
+ * The tunnel device's own IPv6 addresses, as the daemon learns them (rtnetlink): the
+ * source of the ICMPv6 errors sitd itself sends to an inner sender.
+ */
+struct sitd_addrs6 {
+	bool has_ll, has_global;
+	uint8_t ll[16];			/* link-local (fe80::/10) */
+	uint8_t global[16];		/* any other unicast scope */
+};
+
+/*
+ * The source for an ICMPv6 error to `sender`, as icmp6_send() picks it: an address of
+ * the device toward the sender (ipv6_dev_get_saddr), of the sender's scope: link-local
+ * for a link-local sender, else a global one (RFC 6724 rule 2, scope).  NULL when the
+ * device has none of that scope: the caller then uses the packet's destination, what
+ * the error is about (the fallback of sitd before it learned addresses).
+ */
+const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *a, const uint8_t *sender);
 
 #endif

@@ -33,6 +33,7 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 		  struct sitd_damper *damper, uint16_t first_id)
 {
 	sitd_tx_use(tx, conf, stats, damper);
+	tx->addrs6 = NULL;
 	tx->frame = 0;
 	tx->ip_id = first_id;
 	rl_init(&tx->icmp_rl, ICMP_RATE, ICMP_BURST);
@@ -89,8 +90,10 @@ static enum sitd_tx_verdict tx_too_big(struct sitd_tx *tx, const uint8_t *pkt, u
 
 	STAT_INC(tx->stats->drop[SITD_DROP_tx_too_big]);
 	if (version == 6)
-		n = sitd_icmp6_error(ip, cap, ICMP6_PACKET_TOO_BIG, 0, mtu, NULL, pkt, len);
-	else
+		n = sitd_icmp6_error(ip, cap, ICMP6_PACKET_TOO_BIG, 0, mtu,
+				     sitd_icmp6_pick_src(tx->addrs6, pkt + IP6_SRC), pkt, len);
+	else	/* from the packet's destination: one from the host's own address, coming in
+		 * on a device, would be a martian source (fib_validate_source) and dropped */
 		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, ICMP4_FRAG_NEEDED,
 				     mtu > 0xffff ? 0xffff : mtu, 0, pkt, len);
 	if (!n) {
@@ -121,7 +124,8 @@ static void tx_link_failure(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len
 	size_t cap = sizeof(tx->icmp) - VNET_HDR_LEN, n;
 
 	if (version == 6)
-		n = sitd_icmp6_error(ip, cap, ICMP6_DST_UNREACH, 3, 0, NULL, pkt, len);
+		n = sitd_icmp6_error(ip, cap, ICMP6_DST_UNREACH, 3, 0,
+				     sitd_icmp6_pick_src(tx->addrs6, pkt + IP6_SRC), pkt, len);
 	else
 		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, 1, 0, 0, pkt, len);
 	if (!n) {

@@ -30,6 +30,8 @@
 #include "stats.h"
 #include "wire.h"
 
+struct sitd_addrs6;	/* icmp.h */
+
 enum {
 	SITD_TX_MAX_OUT = 256,
 	SITD_GUE_HDR = 4,
@@ -66,6 +68,7 @@ struct sitd_tx {
 	bool pmtudisc;
 	struct sitd_stats *stats;
 	struct sitd_damper *damper;	/* NULL: none */
+	const struct sitd_addrs6 *addrs6;	/* the device's addresses; NULL: none known */
 	struct sitd_ratelimit icmp_rl;
 	uint16_t ip_id;			/* outer IPv4 ID, one per outer packet */
 
@@ -101,6 +104,15 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
  */
 void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
 		 struct sitd_damper *damper);
+
+/*
+ * The device's IPv6 addresses, for the source of the ICMPv6 errors sitd sends (icmp.h,
+ * sitd_icmp6_pick_src); NULL: none known, the error comes from the packet's destination.
+ */
+static inline void sitd_tx_addrs(struct sitd_tx *tx, const struct sitd_addrs6 *a)
+{
+	tx->addrs6 = a;
+}
 
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
 				   uint32_t path_mtu, uint64_t now_ns);

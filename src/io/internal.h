@@ -71,6 +71,7 @@ struct tunnel {
 	bool gro_off;			/* the kernel refused a merged write: written by rx */
 	uint32_t path_mtu;		/* atomic */
 	struct sitd_damper damper;	/* noted by rx, consumed by tx */
+	struct sitd_addrs6 *addrs6;	/* published by the control thread; NULL: none */
 	struct sitd_rx rx;		/* receive settings for sitd_rx_decap */
 	/* One writer each: the TUN owner writes tx_stats, the outer owner rx_stats. */
 	struct sitd_stats tx_stats, rx_stats;

@@ -11,6 +11,7 @@
  * before the call.  The per-packet path takes no lock and makes no atomic read-modify-write.
  */
 #include <errno.h>
+#include <ifaddrs.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
@@ -89,6 +90,7 @@ static void tunnel_close(struct tunnel *t)
 	/* Closing the TUN fd removes the device. */
 	if (t->tun_fd >= 0)
 		close(t->tun_fd);
+	free(t->addrs6);
 	free(t);
 }
 
@@ -126,6 +128,7 @@ static int udp_tx_all(struct tunnel *t)
 		return 0;
 	}
 	while (t->n_udp_tx < want) {
+		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(c->encap_dport) };
 		int fd = udp_tx_open(c->local, c->encap_sport, c->dev, df, c->encap_csum);
 
 		if (fd < 0) {
@@ -134,6 +137,19 @@ static int udp_tx_all(struct tunnel *t)
 			return -1;
 		}
 		t->udp_tx_fd[t->n_udp_tx++] = fd;
+		/*
+		 * Connected: the kernel then numbers the outer IPv4 ID from the socket's counter,
+		 * one per segment (ip_select_ident_segs), as its own fou tunnels' iptunnel_xmit()
+		 * numbers theirs; an unconnected socket sends ID 0 with DF set (RFC 6864 allows
+		 * it, but the kernel's packets do not look so).  It also caches the route.  The
+		 * port's own socket (encap-sport = encap-dport) serves several remotes and stays
+		 * unconnected: ID 0 there.
+		 */
+		wr32((uint8_t *)&to.sin_addr, c->remote);
+		if (connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+			log_warn("%s: cannot connect the UDP socket to the remote", c->name);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -498,21 +514,27 @@ void daemon_tick(struct sitd_daemon *d)
 
 /* ---- link notifications ---------------------------------------------------------- */
 
+static struct tunnel *by_ifindex(struct sitd_daemon *d, unsigned ifindex)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->t[i]->ifindex == ifindex)
+			return d->t[i];
+	return NULL;
+}
+
 /*
- * `ip link set NAME mtu N` goes straight to the TUN device, which takes 68..65535; the
- * kernel's sit takes 1280..65515 and its ipip 68..65515 (ipip6_tunnel_change_mtu,
- * ip_tunnel_change_mtu), so sitd puts a value outside those bounds back inside them.
+ * `ip link set NAME mtu N` goes straight to the TUN device, which takes 68..65535; a
+ * kernel sit device takes nothing below 1280 (IPV6_MIN_MTU) and an ipip one nothing below
+ * 68 (ip_tunnel_change_mtu), and sitd nothing above what one outer IPv4 packet carries
+ * (sitd_mtu_max), so a value outside is put back inside.
  */
 static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 {
 	struct sitd_daemon *d = arg;
-	struct tunnel *t = NULL;
+	struct tunnel *t = by_ifindex(d, ifindex);
 	unsigned fixed;
 	int now;
 
-	for (unsigned i = 0; i < d->n && !t; i++)
-		if (d->t[i]->ifindex == ifindex)
-			t = d->t[i];
 	if (!t)
 		return;
 	/* Notifications queue up (the device's creation, sitd's own change): act on the MTU
@@ -534,6 +556,73 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	}
 }
 
+static bool is_ll(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+static void addr_apply(struct sitd_addrs6 *n, bool usable, const uint8_t *addr)
+{
+	bool ll = is_ll(addr);
+	uint8_t *slot = ll ? n->ll : n->global;
+	bool *has = ll ? &n->has_ll : &n->has_global;
+
+	if (usable && !*has) {
+		memcpy(slot, addr, 16);
+		*has = true;
+	} else if (!usable && *has && !memcmp(slot, addr, 16)) {
+		*has = false;
+	}
+}
+
+/* The device's IPv6 addresses now, after one it used went away. */
+static void addr_relearn(const struct tunnel *t, struct sitd_addrs6 *n)
+{
+	struct ifaddrs *ifa, *p;
+
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (p = ifa; p; p = p->ifa_next) {
+		if (!p->ifa_addr || p->ifa_addr->sa_family != AF_INET6 || strcmp(p->ifa_name, t->conf.name))
+			continue;
+		addr_apply(n, true, ((const struct sockaddr_in6 *)(const void *)p->ifa_addr)->sin6_addr.s6_addr);
+	}
+	freeifaddrs(ifa);
+}
+
+/*
+ * An IPv6 address of a tunnel's device came or went: the source of the ICMPv6 errors
+ * sitd sends (sitd_icmp6_pick_src).  Published as a new immutable copy; the old one is
+ * freed after a grace period.
+ */
+static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *addr)
+{
+	struct sitd_daemon *d = arg;
+	struct tunnel *t = by_ifindex(d, ifindex);
+	struct sitd_addrs6 *old, *n;
+
+	if (!t || addr[0] == 0xff)
+		return;
+	old = t->addrs6;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		log_warn("%s: out of memory", t->conf.name);
+		return;
+	}
+	if (old)
+		*n = *old;
+	addr_apply(n, usable, addr);
+	if (!usable && (!n->has_ll || !n->has_global))
+		addr_relearn(t, n);
+	if (old && !memcmp(old, n, sizeof(*n))) {
+		free(n);
+		return;
+	}
+	__atomic_store_n(&t->addrs6, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+}
+
 int daemon_netlink_fd(const struct sitd_daemon *d)
 {
 	return d->nl ? nl_fd(d->nl) : -1;
@@ -541,8 +630,10 @@ int daemon_netlink_fd(const struct sitd_daemon *d)
 
 void daemon_netlink_read(struct sitd_daemon *d)
 {
+	static const struct nl_handlers h = { .mtu = link_mtu, .addr6 = link_addr6 };
+
 	if (d->nl)
-		nl_link_read(d->nl, link_mtu, d);
+		nl_link_read(d->nl, &h, d);
 }
 
 /* ---- the daemon ------------------------------------------------------------------ */

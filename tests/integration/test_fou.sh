@@ -63,6 +63,11 @@ for kind in fou-sit fou-ipip gue-sit; do
 	wait $tpid
 	total=$(tshark -r "$cap" -Y "udp.port == $PORT" 2>/dev/null | wc -l)
 	expect_ge "$kind: echo requests and replies captured" "$total" 6
+	# The outer IPv4 ID changes from packet to packet, as on the kernel's fou packets
+	# (iptunnel_xmit numbers every tunnel packet, DF or not).
+	ids=$(tshark -r "$cap" -Y "ip.src == $A4 && udp.port == $PORT" -T fields -e ip.id 2>/dev/null)
+	expect_eq "$kind: A's outer IDs are all different and none is 0" \
+		"$(sort <<<"$ids" | uniq | grep -vc '^0x0*0$')" "$(wc -l <<<"$ids")"
 	if [ $encap = fou ]; then
 		n=$(tshark -r "$cap" -d "udp.port==$PORT,$inner" -Y "udp.port == $PORT && $icmp" \
 			2>/dev/null | wc -l)

@@ -35,6 +35,8 @@ na ip link set "$TUN" mtu 1500
 out=$(na ping -6 -M do -s 1452 -c 2 -i 0.3 -W 1 $B6 2>&1)
 echo "$out"
 check "ping6 -M do -s 1452: Packet Too Big mtu=1480 from sitd" grep -q 'mtu=1480' <<<"$out"
+# From the device's own address, as the kernel's icmp6_send() picks it, not from B.
+check "... from A's own address on the tunnel ($A6), not from B" grep -q "^From $A6 .*mtu=1480" <<<"$out"
 expect_ge "tx_icmp_ptb counted" "$(ctr "$PID_A" tx_icmp_ptb)" 1
 out=$(na ping -4 -M do -s 1472 -c 2 -i 0.3 -W 1 $B4IN 2>&1)
 echo "$out"

@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "icmp.h"
 #include "pktgen.h"
 #include "txharness.h"
 #include "tx.h"
@@ -424,6 +425,43 @@ static void test_tx_ptb6(void **state)
 	assert_int_equal(st.tx_icmp_ptb, 1);
 	assert_int_equal(st.drop[SITD_DROP_tx_too_big], 1);
 	assert_int_equal(total_drops(), 1);
+}
+
+/*
+ * The Packet Too Big comes from the device's own address toward the sender, as
+ * icmp6_send() picks it: a global one for a global sender, the link-local one for a
+ * link-local sender; with none of the sender's scope, from the packet's destination.
+ */
+static void test_tx_ptb6_source(void **state)
+{
+	struct sitd_addrs6 a = { .has_ll = true, .has_global = true,
+				 .ll = { 0xfe, 0x80, [15] = 0x01 },
+				 .global = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0xff, [15] = 0x01 } };
+	size_t n = ip6_packet(1500);
+	uint32_t len;
+	const uint8_t *e = tx.icmp + PG_VNET_LEN;
+
+	(void)state;
+	tx_setup(SITD_MODE_SIT, 64, 0, true, 1);
+	sitd_tx_addrs(&tx, &a);
+	len = plain_frame(n);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_ICMP);
+	assert_memory_equal(e + 8, a.global, 16);
+	assert_memory_equal(e + 24, orig + PG_VNET_LEN + 8, 16);
+	assert_true(pg_l4_csum_ok(e, 40, PG_PROTO_ICMPV6));
+	/* A link-local sender: the link-local address. */
+	ip[8] = 0xfe;
+	ip[9] = 0x80;
+	len = plain_frame(n);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_ICMP);
+	assert_memory_equal(e + 8, a.ll, 16);
+	assert_memory_equal(e + 24, orig + PG_VNET_LEN + 8, 16);
+	/* No link-local address on the device: from the packet's destination, as before. */
+	a.has_ll = false;
+	len = plain_frame(n);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_ICMP);
+	assert_memory_equal(e + 8, orig + PG_VNET_LEN + 24, 16);
+	assert_true(pg_l4_csum_ok(e, 40, PG_PROTO_ICMPV6));
 }
 
 /* The boundary: 1480 goes out with DF, 1481 is too big; a small packet is quoted whole. */
@@ -1148,7 +1186,7 @@ int main(void)
 	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 2 * ARRAY_SIZE(csum_cases) +
 				ARRAY_SIZE(frag_cases) + ARRAY_SIZE(decline_cases) +
 				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + ARRAY_SIZE(lf_cases) +
-				12 + 7];
+				12 + 8];
 	size_t n = 0;
 
 	TABLE(encap_cases, test_tx_encap);
@@ -1161,6 +1199,7 @@ int main(void)
 	TABLE(frag_cases, test_tx_fragment);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6_boundary);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6_source);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_rfc4213_ptb_1280);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_gso_segment_too_big);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_gso_64k_fits);
