@@ -69,6 +69,49 @@ static bool parse_addr4(const char *s, uint32_t *out)
 	return true;
 }
 
+/* "ADDR/LEN" or "ADDR" (a host: /32, /128), IPv4 or IPv6. */
+static bool parse_prefix(const char *s, struct sitd_prefix *p)
+{
+	char a[64];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	unsigned long len;
+
+	if (n == 0 || n >= sizeof(a))
+		return false;
+	memcpy(a, s, n);
+	a[n] = '\0';
+	memset(p, 0, sizeof(*p));
+	if (inet_pton(AF_INET6, a, p->addr) == 1)
+		p->family = 6;
+	else if (inet_pton(AF_INET, a, p->addr) == 1)
+		p->family = 4;
+	else
+		return false;
+	if (!slash) {
+		p->len = p->family == 6 ? 128 : 32;
+		return true;
+	}
+	if (!parse_uint(slash + 1, 10, p->family == 6 ? 128 : 32, &len))
+		return false;
+	p->len = (uint8_t)len;
+	return true;
+}
+
+static void prefix_mask(struct sitd_prefix *p)
+{
+	for (unsigned b = p->len; b < (p->family == 6 ? 128u : 32u); b++)
+		p->addr[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+}
+
+static bool prefix_masked(const struct sitd_prefix *p)
+{
+	struct sitd_prefix m = *p;
+
+	prefix_mask(&m);
+	return !memcmp(&m, p, sizeof(m));
+}
+
 static bool addr_is_unicast(uint32_t a)
 {
 	return a != 0 && a != 0xffffffffu && !ip4_addr_is_multicast(a);
@@ -229,6 +272,62 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			if (!valid_ifname(argv[i]))
 				return fail(err, errlen, "invalid \"dev\" name \"%s\"", argv[i]);
 			strcpy(c->dev, argv[i]);
+		} else if (!strcmp(a, "address")) {
+			NEXT_ARG();
+			if (c->naddrs == SITD_MAX_ADDRS)
+				return fail(err, errlen, "more than %d \"address\"", SITD_MAX_ADDRS);
+			if (!parse_prefix(argv[i], &c->addrs[c->naddrs]))
+				return fail(err, errlen,
+					    "invalid \"address\" \"%s\": expected ADDR[/LEN], IPv6 or IPv4",
+					    argv[i]);
+			c->naddrs++;
+		} else if (!strcmp(a, "route")) {
+			struct sitd_route *r;
+
+			NEXT_ARG();
+			if (c->nroutes == SITD_MAX_ROUTES)
+				return fail(err, errlen, "more than %d \"route\"", SITD_MAX_ROUTES);
+			r = &c->routes[c->nroutes];
+			if (!parse_prefix(argv[i], &r->dst))
+				return fail(err, errlen,
+					    "invalid \"route\" \"%s\": expected PREFIX[/LEN], IPv6 or IPv4",
+					    argv[i]);
+			/* As the kernel: IPv4 refuses host bits (fib_table_insert), IPv6 clears them. */
+			if (!prefix_masked(&r->dst)) {
+				if (r->dst.family == 4)
+					return fail(err, errlen,
+						    "invalid \"route\" \"%s\": host bits set for the prefix length",
+						    argv[i]);
+				prefix_mask(&r->dst);
+			}
+			/* Its own words follow it: via, metric, table (ip-route(8)'s). */
+			while (i + 1 < argc) {
+				const char *w = argv[i + 1];
+				uint8_t b[16];
+
+				if (!strcmp(w, "via")) {
+					i++;
+					NEXT_ARG();
+					memset(b, 0, sizeof(b));
+					if (inet_pton(r->dst.family == 6 ? AF_INET6 : AF_INET, argv[i], b) != 1)
+						return fail(err, errlen,
+							    "invalid \"via\" \"%s\": expected an IPv%u address like the route's",
+							    argv[i], r->dst.family);
+					memcpy(r->via, b, sizeof(b));
+				} else if (!strcmp(w, "metric") || !strcmp(w, "table")) {
+					i++;
+					NEXT_ARG();
+					if (!parse_uint(argv[i], 10, UINT32_MAX, &v))
+						return fail(err, errlen, "invalid \"%s\" value \"%s\"", w, argv[i]);
+					if (w[0] == 'm')
+						r->metric = (uint32_t)v;
+					else
+						r->table = (uint32_t)v;
+				} else {
+					break;
+				}
+			}
+			c->nroutes++;
 		} else if (!strcmp(a, "mtu")) {
 			ONCE(SEEN_MTU);
 			NEXT_ARG();

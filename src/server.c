@@ -169,14 +169,25 @@ static int reload(struct server *s, char *err, size_t errlen)
 	for (unsigned i = 0; i < nold; i++)
 		old[i] = *tunnel_req(daemon_tunnel(s->d, i));
 	sitd_config_diff(old, nold, next, n, keep, addf);
-	for (unsigned i = 0; i < nold; i++) {
-		if (keep[i])
-			continue;
-		rem[nrem++] = old[i].name;
-		log_info("%s: %s", old[i].name,
-			 daemon_find(s->d, old[i].name) ? "stopping (changed or removed)" : "gone");
+	/* Removed: the device goes.  Changed: it stays, and the new settings take it over. */
+	for (unsigned pass = 0; pass < 2; pass++) {
+		unsigned k = 0;
+
+		for (unsigned i = 0; i < nold; i++) {
+			bool changed = false;
+
+			if (keep[i])
+				continue;
+			for (unsigned j = 0; j < n && !changed; j++)
+				changed = !strcmp(next[j].name, old[i].name);
+			if (changed != (pass == 0))
+				continue;
+			rem[k++] = old[i].name;
+			log_info("%s: %s", old[i].name, changed ? "changed, restarting" : "removed");
+		}
+		daemon_remove(s->d, rem, k, pass == 1);
+		nrem += k;
 	}
-	daemon_remove(s->d, rem, nrem);
 	for (unsigned j = 0; j < n; j++)
 		if (addf[j])
 			add[nadd++] = next[j];
@@ -503,7 +514,7 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 		for (unsigned i = 0; i < n; i++)
 			if (!ok[i])
 				log_warnx("%s: not started", c[i].name);
-		daemon_free(s->d);
+		daemon_free(s->d, DAEMON_UNDO);
 		log_fatalx("not started: %u tunnel(s) failed", n);
 	}
 	free(ok);
@@ -524,7 +535,7 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 		}
 		if (ctl_dir(dir, sizeof(dir)) < 0 ||
 		    (size_t)snprintf(dflt, sizeof(dflt), "%s/%s.sock", dir, base) >= sizeof(dflt)) {
-			daemon_free(s->d);
+			daemon_free(s->d, DAEMON_UNDO);
 			log_fatal("cannot name the control socket (use -S PATH)");
 		}
 		path = dflt;
@@ -532,7 +543,7 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	if (ctl_listen(&s->ctl, path, o->gid, owner) < 0) {
 		int e = errno;
 
-		daemon_free(s->d);
+		daemon_free(s->d, DAEMON_UNDO);
 		errno = e;
 		if (e == EADDRINUSE)
 			log_fatalx("%s: another sitd answers there (use -S PATH)", path);
@@ -543,7 +554,7 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	priv_drop(o->user, low_port(c, n));
 	if (daemon_run(s->d) < 0) {
 		ctl_unlink(&s->ctl);
-		daemon_free(s->d);
+		daemon_free(s->d, DAEMON_UNDO);
 		log_fatalx("not started");
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -616,11 +627,19 @@ int server_main(const struct server_opts *o)
 			if (reload(&s, err, sizeof(err)) < 0)
 				log_warnx("reload: %s", err);
 		} else {
-			log_info("%s, stopping", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+			/*
+			 * SIGTERM (systemctl stop or restart, an upgrade): the devices stay, with
+			 * their addresses and routes, for the next start to take over.  SIGINT
+			 * (Ctrl-C in the foreground): the session ends, the devices go.
+			 */
+			bool term = si.ssi_signo == SIGTERM;
+
+			log_info("%s, stopping; the devices %s", term ? "SIGTERM" : "SIGINT",
+				 term ? "stay" : "are removed");
 			print_stats(&s);
 			while (s.nc)
 				client_close(&s, 0);
-			daemon_free(s.d);
+			daemon_free(s.d, term ? DAEMON_KEEP : DAEMON_DELETE);
 			ctl_unlink(&s.ctl);
 			return 0;
 		}

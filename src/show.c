@@ -143,6 +143,65 @@ static void addr(char *s, size_t len, uint32_t a)
 	inet_ntop(AF_INET, b, s, (socklen_t)len);
 }
 
+static void prefix(char *s, size_t len, const struct sitd_prefix *x)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(x->family == 6 ? AF_INET6 : AF_INET, x->addr, a, sizeof(a));
+	snprintf(s, len, "%s/%u", a, x->len);
+}
+
+/* `address` and `route` words: text as the command line has them, JSON as arrays. */
+static void show_addrs(struct pr *p, const struct sitd_conf *c)
+{
+	static const uint8_t zero[16];
+	char buf[INET6_ADDRSTRLEN + 8];
+
+	if (p->json && c->naddrs) {
+		key(p, "addresses");
+		out(p, "[");
+		p->comma = false;
+	}
+	for (unsigned i = 0; i < c->naddrs; i++) {
+		prefix(buf, sizeof(buf), &c->addrs[i]);
+		if (p->json) {
+			out(p, "%s", i ? "," : "");
+			json_string(p, buf);
+		} else {
+			out(p, " address %s", buf);
+		}
+	}
+	if (p->json && c->naddrs) {
+		out(p, "]");
+		p->comma = true;
+	}
+	if (p->json && c->nroutes) {
+		key(p, "routes");
+		out(p, "[");
+		p->comma = false;
+	}
+	for (unsigned i = 0; i < c->nroutes; i++) {
+		const struct sitd_route *r = &c->routes[i];
+
+		prefix(buf, sizeof(buf), &r->dst);
+		pr_open(p, NULL, NULL);
+		pr_str(p, "dst", " route %s", buf);
+		if (memcmp(r->via, zero, sizeof(zero))) {
+			inet_ntop(r->dst.family == 6 ? AF_INET6 : AF_INET, r->via, buf, sizeof(buf));
+			pr_str(p, "via", " via %s", buf);
+		}
+		if (r->metric)
+			pr_u64(p, "metric", " metric %" PRIu64, r->metric);
+		if (r->table)
+			pr_u64(p, "table", " table %" PRIu64, r->table);
+		pr_close(p);
+	}
+	if (p->json && c->nroutes) {
+		out(p, "]");
+		p->comma = true;
+	}
+}
+
 static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 {
 	const struct sitd_conf *c = t->conf;
@@ -180,6 +239,7 @@ static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 		pr_u64(p, "encap_dport", " encap-dport %" PRIu64, c->encap_dport);
 		pr_bool(p, "encap_csum", " encap-csum", c->encap_csum);
 	}
+	show_addrs(p, c);
 	if (c->mtu)	/* 0 until the device exists: as parsed, "the default" */
 		pr_u64(p, "mtu", " mtu %" PRIu64, c->mtu);
 	pr_bool(p, "gso", NULL, !c->nogso);

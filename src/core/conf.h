@@ -20,6 +20,22 @@ enum sitd_encap {
 };
 
 #define SITD_IFNAMSIZ 16
+#define SITD_MAX_ADDRS 8		/* `address` words per tunnel */
+#define SITD_MAX_ROUTES 16		/* `route` words per tunnel */
+
+/* An IPv4 or IPv6 prefix: `address` and `route` (wg-quick's Address=, OpenVPN's route). */
+struct sitd_prefix {
+	uint8_t family;			/* 4 or 6; 0 = none */
+	uint8_t len;			/* prefix length */
+	uint8_t addr[16];		/* IPv4 in the first 4 bytes */
+};
+
+struct sitd_route {
+	struct sitd_prefix dst;
+	uint8_t via[16];		/* next hop, of dst's family; all zero: on the link */
+	uint32_t metric;		/* 0: the kernel's default */
+	uint32_t table;			/* 0: main */
+};
 #define SITD_TOS_INHERIT 1u	/* as the kernel's ip_tunnel_parm: bit 0 of tos */
 
 struct sitd_conf {
@@ -38,6 +54,10 @@ struct sitd_conf {
 	bool encap_csum;		/* UDP checksum; without it 0, as the kernel's default */
 	bool nogso;			/* no TSO on the TUN device: the kernel segments */
 	bool nogro;			/* write received segments one by one */
+	/* Put on the device when it comes up, again after a restart, gone with it. */
+	uint8_t naddrs, nroutes;
+	struct sitd_prefix addrs[SITD_MAX_ADDRS];
+	struct sitd_route routes[SITD_MAX_ROUTES];
 };
 
 static inline bool sitd_mode_carries(enum sitd_mode m, unsigned ip_version)

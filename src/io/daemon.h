@@ -41,8 +41,12 @@ unsigned daemon_workers(const struct sitd_daemon *d);
  */
 unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n, bool *ok);
 
-/* Take the named tunnels out of the table, then close their devices. */
-void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n);
+/*
+ * Take the named tunnels out of the table, then close their devices: removed with
+ * `delete`, else left (persistent) for the tunnel to be started again with other
+ * settings, as `ip tunnel change` keeps the device.
+ */
+void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, bool delete);
 
 /* The running tunnels, in the order they were added. */
 unsigned daemon_count(const struct sitd_daemon *d);
@@ -71,7 +75,12 @@ void daemon_tick(struct sitd_daemon *d);
 int daemon_netlink_fd(const struct sitd_daemon *d);
 void daemon_netlink_read(struct sitd_daemon *d);
 
-/* Stop the workers and close everything: the devices go away. */
-void daemon_free(struct sitd_daemon *d);
+/*
+ * Stop the workers and close everything.  The devices stay (DAEMON_KEEP: a restart or
+ * an upgrade takes them over with their addresses and routes), or go (DAEMON_DELETE), or
+ * only those this sitd created go (DAEMON_UNDO: a start that failed).
+ */
+enum daemon_end { DAEMON_KEEP, DAEMON_DELETE, DAEMON_UNDO };
+void daemon_free(struct sitd_daemon *d, enum daemon_end end);
 
 #endif

@@ -60,6 +60,7 @@ struct tunnel {
 	struct sitd_conf req;		/* as asked: compared on reload */
 	struct sitd_conf conf;		/* in effect (the MTU filled in) */
 	int tun_fd;
+	bool existed;			/* the device was there before: taken over */
 	unsigned ifindex;		/* of the TUN device */
 	unsigned link;			/* ifindex of `dev`, 0 = any */
 	unsigned offloads;
@@ -127,6 +128,10 @@ struct sitd_daemon {
 	uint64_t gp;			/* grace period, see daemon_sync */
 	bool stopping;
 	struct mnl_socket *nl;
+	/* Settings of tunnels stopped to start again (a changed stanza), for tunnel_open to
+	 * take off what the new settings no longer have. */
+	struct sitd_conf *prev;
+	unsigned nprev;
 };
 
 /* tunnel.c */

@@ -8,6 +8,11 @@
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <net/if.h>
+#include <string.h>
+#include <time.h>
+
+enum { MNL_SOCKET_BUFFER_SIZE_SITD = 1024 };
 
 struct nl_cb_arg {
 	const struct nl_handlers *h;
@@ -102,4 +107,106 @@ void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg)
 			continue;
 		(void)mnl_cb_run(buf, (size_t)n, 0, 0, msg_cb, &a);
 	}
+}
+
+/* ---- requests: the device up, its addresses and routes ------------------------------ */
+
+/* Send one request on a socket of its own and wait for the kernel's answer: 0 or -errno. */
+static int nl_talk(struct nlmsghdr *nlh)
+{
+	char buf[8192];
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	static uint32_t seq_next = 1;
+	uint32_t seq = seq_next++, port;
+	int r = -EIO;
+	ssize_t n;
+
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		r = -errno;
+		goto out;
+	}
+	port = mnl_socket_get_portid(nl);
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		r = -errno;
+		goto out;
+	}
+	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (n < 0) {
+		r = -errno;
+		goto out;
+	}
+	/* The ack is an NLMSG_ERROR with error 0; mnl_cb_run returns -1 with errno for others. */
+	r = mnl_cb_run(buf, (size_t)n, seq, port, NULL, NULL) < 0 ? -errno : 0;
+out:
+	mnl_socket_close(nl);
+	return r;
+}
+
+int nl_link_up(unsigned ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	return nl_talk(nlh);
+}
+
+int nl_addr(bool add, unsigned ifindex, const struct sitd_prefix *p)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifaddrmsg *ifa;
+	size_t alen = p->family == 6 ? 16 : 4;
+
+	nlh->nlmsg_type = add ? RTM_NEWADDR : RTM_DELADDR;
+	/* NLM_F_REPLACE: applying it again after a restart is not an error. */
+	nlh->nlmsg_flags = add ? NLM_F_CREATE | NLM_F_REPLACE : 0;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = p->family == 6 ? AF_INET6 : AF_INET;
+	ifa->ifa_prefixlen = p->len;
+	ifa->ifa_index = ifindex;
+	/* As `ip address add`: the local address, and the same as the peer's. */
+	mnl_attr_put(nlh, IFA_LOCAL, alen, p->addr);
+	mnl_attr_put(nlh, IFA_ADDRESS, alen, p->addr);
+	return nl_talk(nlh);
+}
+
+int nl_route(bool add, unsigned ifindex, const struct sitd_route *r)
+{
+	static const uint8_t zero[16];
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtmsg *rtm;
+	size_t alen = r->dst.family == 6 ? 16 : 4;
+	bool via = memcmp(r->via, zero, alen) != 0;
+
+	nlh->nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
+	nlh->nlmsg_flags = add ? NLM_F_CREATE | NLM_F_REPLACE : 0;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = r->dst.family == 6 ? AF_INET6 : AF_INET;
+	rtm->rtm_dst_len = r->dst.len;
+	rtm->rtm_table = r->table && r->table < 256 ? (uint8_t)r->table : r->table ? RT_TABLE_UNSPEC : RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = add ? (via ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK) : RT_SCOPE_NOWHERE;
+	rtm->rtm_type = add ? RTN_UNICAST : RTN_UNSPEC;
+	if (r->dst.len)
+		mnl_attr_put(nlh, RTA_DST, alen, r->dst.addr);
+	mnl_attr_put_u32(nlh, RTA_OIF, ifindex);
+	if (via)
+		mnl_attr_put(nlh, RTA_GATEWAY, alen, r->via);
+	if (r->metric)
+		mnl_attr_put_u32(nlh, RTA_PRIORITY, r->metric);
+	if (r->table >= 256)
+		mnl_attr_put_u32(nlh, RTA_TABLE, r->table);
+	return nl_talk(nlh);
 }

@@ -11,6 +11,8 @@ struct mnl_socket;
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conf.h"
+
 /* A socket subscribed to RTMGRP_LINK and RTMGRP_IPV6_IFADDR, non-blocking; NULL on failure. */
 struct mnl_socket *nl_link_open(void);
 int nl_fd(struct mnl_socket *nl);
@@ -23,5 +25,11 @@ struct nl_handlers {
 
 /* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers. */
 void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg);
+
+/* Requests, each on a socket of its own, acknowledged: 0 or -errno. */
+int nl_link_up(unsigned ifindex);
+/* Add (NLM_F_REPLACE: again is no error) or remove an address or a route on ifindex. */
+int nl_addr(bool add, unsigned ifindex, const struct sitd_prefix *p);
+int nl_route(bool add, unsigned ifindex, const struct sitd_route *r);
 
 #endif

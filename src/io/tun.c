@@ -12,7 +12,7 @@
 
 #include "wire.h"
 
-int tun_open(const char *name, bool tso, unsigned *offloads)
+int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 {
 	/* Richest first: TSO_ECN lets CWR-marked TCP reach us unsegmented too. */
 	static const unsigned tries[] = {
@@ -29,7 +29,15 @@ int tun_open(const char *name, bool tso, unsigned *offloads)
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
 	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0)
+	/* A device of that name left by an earlier sitd is taken over, as it is. */
+	*existed = if_nametoindex(name) != 0;
+	/*
+	 * Persistent: the device, its ifindex, addresses and routes outlive this fd, so a
+	 * restart or a crash of sitd loses none of them (tun_set_iff, TUNSETPERSIST); only
+	 * tun_delete() removes it.
+	 */
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0 ||
+	    ioctl(fd, TUNSETPERSIST, 1) < 0)
 		goto fail;
 	for (size_t i = tso ? 0 : 2; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (ioctl(fd, TUNSETOFFLOAD, tries[i]) == 0) {
@@ -39,9 +47,20 @@ int tun_open(const char *name, bool tso, unsigned *offloads)
 	}
 fail:
 	err = errno;
+	if (!*existed)
+		(void)ioctl(fd, TUNSETPERSIST, 0);
 	close(fd);
 	errno = err;
 	return -1;
+}
+
+int tun_delete(int fd)
+{
+	/* No longer persistent: the device goes with the last fd, now. */
+	int r = ioctl(fd, TUNSETPERSIST, 0);
+
+	close(fd);
+	return r;
 }
 
 static int ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)

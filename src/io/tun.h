@@ -7,11 +7,15 @@
 #include <stdint.h>
 
 /*
- * Create TUN device `name` (IFF_TUN | IFF_NO_PI | IFF_VNET_HDR) and enable checksum and
- * TSO offloads, so the kernel hands over TCP super-packets.  Returns the fd (non-blocking)
- * or -1 with errno set; *offloads gets the TUN_F_* bits the kernel accepted.
+ * Create TUN device `name` (IFF_TUN | IFF_NO_PI | IFF_VNET_HDR), or take over the one an
+ * earlier sitd left (*existed), persistent, and enable checksum and TSO offloads, so the
+ * kernel hands over TCP super-packets.  Returns the fd (non-blocking) or -1 with errno
+ * set; *offloads gets the TUN_F_* bits the kernel accepted.
  */
-int tun_open(const char *name, bool tso, unsigned *offloads);
+int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
+
+/* Close a device's fd and remove the device (it is persistent until then). */
+int tun_delete(int fd);
 
 int link_get_mtu(const char *name);
 int link_set_mtu(const char *name, unsigned mtu);

@@ -10,6 +10,7 @@
  * is offline or has marked it: from then on, no worker can hold anything unpublished
  * before the call.  The per-packet path takes no lock and makes no atomic read-modify-write.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <libmnl/libmnl.h>
@@ -82,13 +83,18 @@ void path_mtu_refresh(struct tunnel *t)
 
 /* ---- one tunnel's device and sockets ------------------------------------------ */
 
-static void tunnel_close(struct tunnel *t)
+/*
+ * Close what the tunnel holds.  The device is persistent: it stays, with its ifindex,
+ * addresses and routes, for the next sitd to take over, unless `delete`.
+ */
+static void tunnel_close(struct tunnel *t, bool delete)
 {
 	for (unsigned i = 0; i < t->n_udp_tx; i++)
 		if (!t->path[0] || t->udp_tx_fd[i] != t->path[0]->fd)
 			close(t->udp_tx_fd[i]);
-	/* Closing the TUN fd removes the device. */
-	if (t->tun_fd >= 0)
+	if (t->tun_fd >= 0 && delete && tun_delete(t->tun_fd) < 0)
+		log_warn("%s: cannot remove the device", t->conf.name);
+	else if (t->tun_fd >= 0 && !delete)
 		close(t->tun_fd);
 	free(t->addrs6);
 	free(t);
@@ -154,6 +160,69 @@ static int udp_tx_all(struct tunnel *t)
 	return 0;
 }
 
+static bool has_addr(const struct sitd_conf *c, const struct sitd_prefix *p)
+{
+	for (unsigned i = 0; i < c->naddrs; i++)
+		if (!memcmp(&c->addrs[i], p, sizeof(*p)))
+			return true;
+	return false;
+}
+
+static bool has_route(const struct sitd_conf *c, const struct sitd_route *r)
+{
+	for (unsigned i = 0; i < c->nroutes; i++)
+		if (!memcmp(&c->routes[i], r, sizeof(*r)))
+			return true;
+	return false;
+}
+
+/*
+ * The stanza's `address` and `route` words, as wg-quick applies Address= and OpenVPN its
+ * routes: the device up, then the addresses, then the routes.  Applied again after a
+ * restart (replacing, so no error), taken off when a changed stanza no longer has them,
+ * and gone with the device when the tunnel is removed.  A failure is logged; the tunnel
+ * runs.
+ */
+static void tunnel_configure(struct sitd_daemon *d, struct tunnel *t)
+{
+	const struct sitd_conf *c = &t->conf, *old = NULL;
+	char what[64];
+	int r;
+
+	for (unsigned i = 0; i < d->nprev; i++)
+		if (!strcmp(d->prev[i].name, c->name))
+			old = &d->prev[i];
+	for (unsigned i = 0; old && i < old->nroutes; i++)
+		if (!has_route(c, &old->routes[i]))
+			(void)nl_route(false, t->ifindex, &old->routes[i]);
+	for (unsigned i = 0; old && i < old->naddrs; i++)
+		if (!has_addr(c, &old->addrs[i]))
+			(void)nl_addr(false, t->ifindex, &old->addrs[i]);
+	if (!c->naddrs && !c->nroutes)
+		return;
+	r = nl_link_up(t->ifindex);
+	if (r < 0)
+		log_warnx("%s: cannot set the device up: %s", c->name, strerror(-r));
+	for (unsigned i = 0; i < c->naddrs; i++) {
+		r = nl_addr(true, t->ifindex, &c->addrs[i]);
+		if (r < 0) {
+			inet_ntop(c->addrs[i].family == 6 ? AF_INET6 : AF_INET, c->addrs[i].addr, what,
+				  sizeof(what));
+			log_warnx("%s: cannot add address %s/%u: %s", c->name, what, c->addrs[i].len,
+				  strerror(-r));
+		}
+	}
+	for (unsigned i = 0; i < c->nroutes; i++) {
+		r = nl_route(true, t->ifindex, &c->routes[i]);
+		if (r < 0) {
+			inet_ntop(c->routes[i].dst.family == 6 ? AF_INET6 : AF_INET, c->routes[i].dst.addr,
+				  what, sizeof(what));
+			log_warnx("%s: cannot add route %s/%u: %s", c->name, what, c->routes[i].dst.len,
+				  strerror(-r));
+		}
+	}
+}
+
 static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf *c,
 				  struct outer **closing)
 {
@@ -176,7 +245,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		}
 	}
 	/* The device first: it needs CAP_NET_ADMIN, the clearer message. */
-	t->tun_fd = tun_open(c->name, !c->nogso, &t->offloads);
+	t->tun_fd = tun_open(c->name, !c->nogso, &t->offloads, &t->existed);
 	if (t->tun_fd < 0) {
 		tun_error(c);
 		goto fail;
@@ -205,23 +274,33 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 			  underlay);
 	}
 	t->path_mtu = underlay;
-	if (!t->conf.mtu)
-		t->conf.mtu = sitd_mtu_default(&t->conf, underlay);
-	if (link_set_mtu(c->name, t->conf.mtu) < 0) {
+	if (!t->conf.mtu) {
+		unsigned def = sitd_mtu_default(&t->conf, underlay);
+		int m = t->existed ? link_get_mtu(c->name) : -1;
+
+		/*
+		 * Taken over (a restart, or a stanza changed on reload): the MTU it has, perhaps
+		 * set with `ip link`, stays while it fits this tunnel's encapsulation.
+		 */
+		t->conf.mtu = m > 0 && (unsigned)m <= def ? sitd_mtu_clamp(&t->conf, (unsigned)m) : def;
+	}
+	if (link_get_mtu(c->name) != (int)t->conf.mtu && link_set_mtu(c->name, t->conf.mtu) < 0) {
 		log_warn("cannot set the MTU of %s to %u", c->name, t->conf.mtu);
 		goto fail;
 	}
 	sitd_rx_init(&t->rx, &t->conf, &t->rx_stats);
+	tunnel_configure(d, t);
 
 	sitd_conf_format(&t->conf, desc, sizeof(desc));
-	log_info("%s, path mtu %u, offloads%s%s%s%s", desc, underlay,
+	log_info("%s, path mtu %u,%s offloads%s%s%s%s", desc, underlay,
+		 t->existed ? " device taken over (ifindex kept)," : "",
 		 t->offloads & TUN_F_CSUM ? " csum" : "", t->offloads & TUN_F_TSO4 ? " tso4" : "",
 		 t->offloads & TUN_F_TSO6 ? " tso6" : "", t->offloads & TUN_F_TSO_ECN ? " tso_ecn" : "");
 	return t;
 fail:
 	outer_put(d, t->path[0], closing);
 	outer_put(d, t->path[1], closing);
-	tunnel_close(t);
+	tunnel_close(t, !t->existed);
 	return NULL;
 }
 
@@ -306,7 +385,7 @@ static void drop_new(struct sitd_daemon *d, struct tunnel **added, unsigned nadd
 	for (unsigned i = 0; i < nadded; i++)
 		if (added[i] == t)
 			added[i] = NULL;
-	tunnel_close(t);
+	tunnel_close(t, !t->existed);
 }
 
 /*
@@ -385,6 +464,9 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	}
 	if (again)
 		publish(d, NULL, 0, &old, &nold, &closing);
+	free(d->prev);
+	d->prev = NULL;
+	d->nprev = 0;
 	daemon_sync(d);
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
@@ -393,14 +475,14 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	for (unsigned i = 0; i < n; i++) {
 		ok[i] = added[i] && daemon_find(d, c[i].name) == added[i];
 		if (added[i] && !ok[i])
-			tunnel_close(added[i]);
+			tunnel_close(added[i], !added[i]->existed);
 		failed += !ok[i];
 	}
 	free(added);
 	return failed;
 }
 
-void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n)
+void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, bool delete)
 {
 	struct tunnel **gone = calloc(n ? n : 1, sizeof(*gone));
 	struct outer *closing = NULL;
@@ -421,6 +503,14 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n)
 		outer_put(d, t->path[0], &closing);
 		outer_put(d, t->path[1], &closing);
 		gone[ngone++] = t;
+		if (!delete) {
+			struct sitd_conf *p = realloc(d->prev, (d->nprev + 1) * sizeof(*p));
+
+			if (p) {
+				d->prev = p;
+				d->prev[d->nprev++] = t->conf;
+			}
+		}
 	}
 	/* Fewer tunnels cannot clash; without memory the old tables stay, naming the removed
 	 * ones, which then stay allocated (their devices closed) rather than be freed. */
@@ -428,8 +518,13 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n)
 	publish(d, NULL, 0, &old, &nold, &closing);
 	if (!old) {
 		log_warnx("cannot rebuild the tunnel table: out of memory");
-		for (unsigned i = 0; i < ngone; i++)
-			close(gone[i]->tun_fd);
+		for (unsigned i = 0; i < ngone; i++) {
+			if (delete)
+				(void)tun_delete(gone[i]->tun_fd);
+			else
+				close(gone[i]->tun_fd);
+			gone[i]->tun_fd = -1;
+		}
 		daemon_sync(d);
 		outer_close(closing);
 		free(gone);
@@ -441,7 +536,7 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n)
 	free(old);
 	outer_close(closing);
 	for (unsigned i = 0; i < ngone; i++)
-		tunnel_close(gone[i]);
+		tunnel_close(gone[i], delete);
 	free(gone);
 }
 
@@ -662,20 +757,21 @@ struct sitd_daemon *daemon_new(unsigned workers)
 	return d;
 }
 
-void daemon_free(struct sitd_daemon *d)
+void daemon_free(struct sitd_daemon *d, enum daemon_end end)
 {
 	if (!d)
 		return;
 	/* The workers are gone after this: nothing needs a grace period any more. */
 	workers_stop(d);
 	for (unsigned i = 0; i < d->n; i++)
-		tunnel_close(d->t[i]);
+		tunnel_close(d->t[i], end == DAEMON_DELETE || (end == DAEMON_UNDO && !d->t[i]->existed));
 	d->n = 0;
 	outer_close(d->outers);
 	d->outers = NULL;
 	workers_free(d);
 	if (d->nl)
 		mnl_socket_close(d->nl);
+	free(d->prev);
 	free(d->t);
 	free(d);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Ping both ways through sitd at both ends, for mode sit (IPv6 inside), ipip (IPv4
-# inside) and any (both); then SIGTERM removes the device.  Topology: lib.sh.
+# inside) and any (both).  SIGTERM leaves the device (ifindex, addresses) for the next
+# start, which takes it over and pings again; SIGINT (Ctrl-C) removes it.  Topology: lib.sh.
 . "$(dirname "$0")/lib.sh"
 require_root ping
 
@@ -22,10 +23,26 @@ for mode in sit ipip any; do
 		expect_ge "sit: IPv4 counted as tx_mode" "$(ctr "$PID_A" drop_tx_mode)" 1
 	fi
 	expect_ge "$mode: B wrote packets to its TUN" "$(ctr "$PID_B" rx_packets)" 6
+	ifindex=$(ip -n "$NS_A" -o link show "$TUN" | cut -d: -f1)
 	kill -TERM "$PID_A"
 	wait "$PID_A"
 	check "$mode: sitd exits 0 on SIGTERM" test $? = 0
-	check "$mode: SIGTERM removed the device" bash -c "! ip -n $NS_A link show $TUN >/dev/null 2>&1"
+	expect_eq "$mode: SIGTERM left the device, same ifindex" \
+		"$(ip -n "$NS_A" -o link show "$TUN" 2>/dev/null | cut -d: -f1)" "$ifindex"
+	check "$mode: ... with its address" bash -c "ip -n $NS_A addr show $TUN | grep -q '$A6/64'"
+	start_sitd "$NS_A" "sitd-a2" "$TUN" mode "$mode" remote $B4 local $A4
+	PID_A=$LAST_PID
+	check "$mode: the next sitd took it over" grep -q 'device taken over' "$(log_of "$PID_A")"
+	if [ "$mode" != ipip ]; then
+		check "$mode: ping6 A -> B again, no address set again" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+	else
+		check "$mode: ping A -> B again, no address set again" na ping -4 -c 2 -i 0.2 -W 2 -q $B4IN
+	fi
+	expect_eq "$mode: still the same ifindex" "$(ip -n "$NS_A" -o link show "$TUN" | cut -d: -f1)" "$ifindex"
+	kill -INT "$PID_A"
+	wait "$PID_A"
+	check "$mode: sitd exits 0 on SIGINT" test $? = 0
+	check "$mode: SIGINT (Ctrl-C) removed the device" bash -c "! ip -n $NS_A link show $TUN >/dev/null 2>&1"
 	teardown
 done
 finish

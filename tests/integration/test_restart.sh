@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Restarts that lose nothing, and addresses and routes that come with the tunnel.
+#
+#  - a stanza's `address` and `route` words: on the device after start, changed by a
+#    reload (what the new stanza no longer has taken off, the device kept), gone with the
+#    device when the stanza goes;
+#  - kill -9 of A's sitd in the middle of a 200 MB transfer, and a new start: same
+#    ifindex, addresses and routes, sha256 equal;
+#  - SIGTERM and a new start of B's sitd (what `systemctl restart` does) in the middle of
+#    another: the same.
+# Topology: lib.sh; A's tunnel from a file, B's from the command line with an address.
+. "$(dirname "$0")/lib.sh"
+require_root ping socat sha256sum jq
+
+make_data 200
+setup_pair
+conf=$LOGDIR/a.conf
+write_conf() {	# write_conf EXTRA...: A's stanza, with these words after the fixed ones
+	{
+		echo "tunnel $TUN mode sit remote $B4 local $A4"
+		echo "	address $A6/64"
+		for w in "$@"; do echo "	$w"; done
+	} >"$conf"
+}
+write_conf "route 2001:db8:99::/48" "route 203.0.113.0/24 metric 7"
+start_sitd "$NS_A" sitd-a -c "$conf"
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4 address $B6/64
+PID_B=$LAST_PID
+
+addr_of() { ip -n "$1" -o addr show dev "$TUN" | awk '{ print $4 }' | grep -v '^fe80' | sort | paste -sd,; }
+routes_of() { ip -n "$1" -o route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
+routes6_of() { ip -n "$1" -o -6 route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
+ifindex_of() { ip -n "$1" -o link show "$TUN" | cut -d: -f1; }
+
+expect_eq "after start: A's address, and the device up" "$(addr_of "$NS_A")" "$A6/64"
+check "... up" bash -c "ip -n $NS_A link show $TUN | grep -q ',UP'"
+expect_eq "after start: A's IPv4 route" "$(routes_of "$NS_A")" "203.0.113.0/24"
+expect_eq "after start: A's IPv6 route" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
+expect_eq "B's address, from the command line" "$(addr_of "$NS_B")" "$B6/64"
+check "ping through, no ip command run" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+expect_eq "show -j lists them" \
+	"$("$SITD" -S "$(sock_of "$PID_A")" show -j | jq -c '.[0] | [.addresses, [.routes[].dst]]')" \
+	"[[\"$A6/64\"],[\"2001:db8:99::/48\",\"203.0.113.0/24\"]]"
+
+# Reload: ttl changed, one route gone, an address more: the device stays.
+ifa=$(ifindex_of "$NS_A")
+write_conf "ttl 64" "address 2001:db8:65::1/64" "route 2001:db8:99::/48"
+expect_eq "reload answers ok" "$("$SITD" -S "$(sock_of "$PID_A")" reload)" ok
+expect_eq "after the reload: same ifindex" "$(ifindex_of "$NS_A")" "$ifa"
+expect_eq "after the reload: both addresses" "$(addr_of "$NS_A")" "$A6/64,2001:db8:65::1/64"
+expect_eq "after the reload: the IPv4 route taken off" "$(routes_of "$NS_A")" ""
+expect_eq "after the reload: the IPv6 route kept" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
+check "... and ttl 64 in effect" bash -c "'$SITD' -S '$(sock_of "$PID_A")' show | grep -q 'ttl 64'"
+
+# kill -9 in the middle of a transfer, then a new start.
+transfer_bg $B6
+sleep 0.1
+check "the transfer is under way when sitd is killed" alive "$BG"
+kill -KILL "$PID_A"
+wait "$PID_A" 2>/dev/null
+start_sitd "$NS_A" sitd-a2 -c "$conf"
+PID_A=$LAST_PID
+check "kill -9 and a new start: the 200 MB arrive, sha256 equal" wait "$BG"
+expect_eq "... same ifindex" "$(ifindex_of "$NS_A")" "$ifa"
+expect_eq "... same addresses" "$(addr_of "$NS_A")" "$A6/64,2001:db8:65::1/64"
+expect_eq "... same route" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
+check "... the new sitd took the device over" grep -q 'device taken over' "$(log_of "$PID_A")"
+
+# SIGTERM and a new start of B (the receiver) in the middle of another.
+ifb=$(ifindex_of "$NS_B")
+transfer_bg $B6
+sleep 0.1
+check "the transfer is under way when sitd is stopped" alive "$BG"
+kill -TERM "$PID_B"
+wait "$PID_B" 2>/dev/null
+start_sitd "$NS_B" sitd-b2 "$TUN" mode sit remote $A4 local $B4 address $B6/64
+PID_B=$LAST_PID
+check "SIGTERM and a new start of the receiver: the 200 MB arrive, sha256 equal" wait "$BG"
+expect_eq "... same ifindex" "$(ifindex_of "$NS_B")" "$ifb"
+expect_eq "... same address" "$(addr_of "$NS_B")" "$B6/64"
+
+# The stanza goes: the device goes, and its addresses and routes with it.
+echo "tunnel other mode sit remote 192.0.2.9 local $A4" >"$conf"
+expect_eq "reload without the stanza answers ok" "$("$SITD" -S "$(sock_of "$PID_A")" reload)" ok
+check "the device is gone" bash -c "! ip -n $NS_A link show $TUN >/dev/null 2>&1"
+check "... and its route with it" bash -c "! ip -n $NS_A -6 route show | grep -q 2001:db8:99::"
+finish
