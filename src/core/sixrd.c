@@ -415,6 +415,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	/* One line, whatever bytes the bad argument holds: control characters become '?'. */
+	for (size_t i = 0; i < errlen && err[i]; i++)
+		if ((unsigned char)err[i] < 0x20 || err[i] == 0x7f)
+			err[i] = '?';
 	return -1;
 }
 

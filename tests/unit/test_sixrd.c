@@ -849,6 +849,7 @@ static const struct bad prl_bad[] = {
 	{ LINE("dev", "isa0", "prl-add", "192.0.2.1"), "\"prl-add\"" },
 	{ LINE("dev", "isa0", "prl-delete"), "\"prl-delete\" needs a value" },
 	{ LINE("dev", "a b", "prl-delete", "any"), "\"a b\"" },
+	{ LINE("dev", "isa0", "prl-delete", "1.2.3.4\n5"), "\"1.2.3.4?5\"" },	/* still one line */
 };
 
 static void test_prl_parse(void **state)
