@@ -35,6 +35,12 @@
 	X(rx_gue_version, "GUE version other than 0 and 1")                                    \
 	X(rx_gue_control, "GUE control message")                                              \
 	X(rx_gue_flags, "GUE flags or options sitd does not know")                            \
+	X(rx_6rd_spoofed_src, "6rd/6to4 inner source embeds another IPv4 address than the outer source") \
+	X(rx_6rd_spoofed_dst, "6rd/6to4 inner destination embeds another IPv4 address than the outer one, not our prefix") \
+	X(rx_isatap_src, "ISATAP source neither a PRL router nor an on-link host matching the outer source") \
+	X(tx_no_nexthop, "automatic destination needed a next hop and the route has none")       \
+	X(tx_isatap_nexthop, "ISATAP next hop is not a unicast ISATAP address")                \
+	X(tx_not_v4compat, "no 6rd/6to4 destination and the next hop is not ::a.b.c.d")         \
 	X(tun_down, "device down: TUN refuses writes (the kernel's lookup skips a down tunnel)") \
 	X(tun_write_error, "write to TUN failed")
 

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel sit's automatic tunnels, pure: 6to4 (RFC 3056) and 6rd (RFC 5969) address
+ * mapping, the receive anti-spoofing checks, ISATAP (RFC 5214) sources and the Potential
+ * Router List, the choice of the outer destination, and the `ip tunnel 6rd` / `ip tunnel
+ * prl` grammars.  Each rule follows a function of net/ipv6/sit.c, named where it is used.
+ *
+ * IPv4 addresses are uint32_t in host order of the wire bytes (rd32), as in conf.h; IPv6
+ * addresses are 16 bytes in wire order.  Nothing here allocates: the PRL lives in storage
+ * the caller passes.
+ */
+#ifndef SITD_SIXRD_H
+#define SITD_SIXRD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+/* ---- 6rd / 6to4 parameters (the kernel's struct ip_tunnel_6rd) ---- */
+
+struct sitd_6rd {
+	uint8_t prefix[16];		/* zero beyond prefixlen */
+	uint32_t relay_prefix;		/* zero beyond relay_prefixlen */
+	uint8_t prefixlen;		/* 0..64 */
+	uint8_t relay_prefixlen;	/* 0..32 */
+};
+
+/* Why sitd_6rd_set() refused (the kernel answers EINVAL to all of them). */
+enum sitd_6rd_err {
+	SITD_6RD_OK = 0,
+	SITD_6RD_ERELAYLEN = -1,	/* relay_prefixlen > 32 */
+	SITD_6RD_ELEN = -2,		/* prefixlen + 32 - relay_prefixlen > 64 */
+	SITD_6RD_EPREFIX = -3,		/* prefix has bits set beyond prefixlen */
+	SITD_6RD_ERELAY = -4,		/* relay prefix has bits set beyond relay_prefixlen */
+};
+
+/* Plain 6to4: 2002::/16, relay 0.0.0.0/0 (ipip6_tunnel_clone_6rd without a sit0). */
+void sitd_6rd_reset(struct sitd_6rd *r);
+
+/*
+ * ipip6_tunnel_update_6rd(): refuse relay_prefixlen > 32 or a delegated prefix longer
+ * than 64 bits, and refuse (not silently mask) a prefix or relay prefix with bits set past
+ * its length.  Returns SITD_6RD_OK and stores, or a negative enum sitd_6rd_err and leaves
+ * *r untouched.
+ */
+int sitd_6rd_set(struct sitd_6rd *r, const uint8_t prefix[16], unsigned prefixlen,
+		 uint32_t relay_prefix, unsigned relay_prefixlen);
+
+/* One line for an enum sitd_6rd_err. */
+const char *sitd_6rd_strerror(int err);
+
+/* prefixlen + 32 - relay_prefixlen: the length of a CE's delegated prefix. */
+unsigned sitd_6rd_delegated_len(const struct sitd_6rd *r);
+
+/*
+ * check_6rd(): if v6 lies inside the 6rd prefix, store the IPv4 address it embeds (the
+ * relay prefix, then the 32 - relay_prefixlen bits following the 6rd prefix) and return
+ * true.  With prefixlen 0 every address is inside.
+ */
+bool sitd_6rd_v4(const struct sitd_6rd *r, const uint8_t v6[16], uint32_t *v4);
+
+/* try_6rd(): the same, 0 when v6 is outside the prefix. */
+uint32_t sitd_6rd_dst(const struct sitd_6rd *r, const uint8_t v6[16]);
+
+/*
+ * The inverse (RFC 5969 4): the delegated prefix of the CE with IPv4 address v4, the 6rd
+ * prefix followed by v4's low 32 - relay_prefixlen bits, zero after; returns its length.
+ * The high relay_prefixlen bits of v4 are not carried (they are the relay prefix's).
+ */
+unsigned sitd_6rd_delegated(const struct sitd_6rd *r, uint32_t v4, uint8_t out[16]);
+
+/* ---- Addresses ---- */
+
+/* An IPv6 address configured on the tunnel device, with its prefix length. */
+struct sitd_if6 {
+	uint8_t addr[16];
+	uint8_t plen;
+};
+
+/* ipv6_prefix_equal(): the first plen bits (plen <= 128) of a and b are equal. */
+bool sitd_ip6_prefix_equal(const uint8_t a[16], const uint8_t b[16], unsigned plen);
+
+/*
+ * ipv6_addr_is_isatap(): interface identifier 0000:5efe:a.b.c.d or 0200:5efe:a.b.c.d
+ * (RFC 5214 6.1; only the universal/local bit may differ).
+ */
+bool sitd_ip6_is_isatap(const uint8_t a[16]);
+
+/* The ISATAP address prefix::0[2]00:5efe:v4 (RFC 5214 6.1; global: v4 not private). */
+void sitd_isatap_addr(const uint8_t prefix64[8], uint32_t v4, bool global, uint8_t out[16]);
+
+/* ipv6_addr_type() & IPV6_ADDR_COMPATv4: ::a.b.c.d with a.b.c.d neither 0 nor 1. */
+bool sitd_ip6_is_v4compat(const uint8_t a[16]);
+
+/* ipv6_addr_type() & IPV6_ADDR_UNICAST: not ::, not multicast, not ::ffff:0:0/96. */
+bool sitd_ip6_is_unicast(const uint8_t a[16]);
+
+/* ---- The Potential Router List (RFC 5214 8.3.2; the kernel's t->prl) ---- */
+
+#define SITD_PRL_DEFAULT 0x0001u	/* PRL_DEFAULT (if_tunnel.h): may be a default router */
+
+struct sitd_prl_entry {
+	uint32_t addr;
+	uint16_t flags;
+};
+
+/* The list over caller storage: e[0..n), oldest first; the kernel lists newest first. */
+struct sitd_prl {
+	struct sitd_prl_entry *e;
+	uint32_t n, cap;
+};
+
+void sitd_prl_init(struct sitd_prl *p, struct sitd_prl_entry *storage, uint32_t cap);
+
+/*
+ * ipip6_tunnel_add_prl(): address 0 is -EINVAL; with chg (SIOCCHGPRL) only an existing
+ * entry's flags change (-ENXIO if absent); without (SIOCADDPRL) an existing address is
+ * -EEXIST.  A full list is -ENOBUFS (the kernel's allocation failure).  0 on success.
+ */
+int sitd_prl_add(struct sitd_prl *p, uint32_t addr, uint16_t flags, bool chg);
+
+/* ipip6_tunnel_del_prl(): address 0 empties the list; an absent address is -ENXIO. */
+int sitd_prl_del(struct sitd_prl *p, uint32_t addr);
+
+/* __ipip6_tunnel_locate_prl(). */
+const struct sitd_prl_entry *sitd_prl_find(const struct sitd_prl *p, uint32_t addr);
+
+/*
+ * ipip6_tunnel_get_prl(): address 0 lists up to max entries, newest first as the kernel's
+ * list; another address lists that entry alone (or none).  Returns the number stored.
+ */
+uint32_t sitd_prl_get(const struct sitd_prl *p, uint32_t addr, struct sitd_prl_entry *out,
+		      uint32_t max);
+
+/* ---- Receive checks ---- */
+
+/* What isatap_chksrc() decides about an ISATAP packet's source (skb->ndisc_nodetype). */
+enum sitd_isatap_node {
+	SITD_ISATAP_REFUSED = 0,	/* not a PRL router, not an on-link ISATAP host: drop */
+	SITD_ISATAP_DEFAULT,		/* PRL router with PRL_DEFAULT (NDISC_NODETYPE_DEFAULT) */
+	SITD_ISATAP_NODEFAULT,		/* PRL router without it (NDISC_NODETYPE_NODEFAULT) */
+	SITD_ISATAP_HOST,		/* on-link ISATAP host (NDISC_NODETYPE_HOST) */
+};
+
+/* A tunnel with automatic destinations, as the checks see it. */
+struct sitd_auto {
+	const struct sitd_6rd *rd;
+	const struct sitd_prl *prl;	/* ISATAP only; NULL is an empty list */
+	const struct sitd_if6 *addrs;	/* the tunnel device's IPv6 addresses */
+	size_t naddrs;
+	uint32_t remote;		/* not 0: point-to-point (IFF_POINTOPOINT) */
+	bool isatap;			/* `mode isatap` (IFF_ISATAP) */
+};
+
+/*
+ * isatap_chksrc(): the outer source is in the PRL (router), or the inner source is an
+ * ISATAP address embedding the outer source and on-link: inside the prefix of one of the
+ * device's addresses, each with its own length (ipv6_chk_prefix).
+ */
+enum sitd_isatap_node sitd_isatap_chksrc(const struct sitd_auto *t, uint32_t outer_src,
+					 const uint8_t inner_src[16]);
+
+/* is_spoofed_6rd(): v6 is inside the 6rd prefix and embeds another address than v4. */
+bool sitd_6rd_is_spoofed(const struct sitd_6rd *r, uint32_t v4, const uint8_t v6[16]);
+
+/*
+ * only_dnatted(): v6dst shares its first prefixlen + 32 - relay_prefixlen bits (the
+ * delegated prefix) with an address of the device: a NAT in front rewrote the outer
+ * destination, and the packet is still ours.
+ */
+bool sitd_6rd_only_dnatted(const struct sitd_auto *t, const uint8_t v6dst[16]);
+
+/* packet_is_spoofed()'s verdicts, one drop reason each. */
+enum sitd_spoof {
+	SITD_SPOOF_OK = 0,
+	SITD_SPOOF_SRC,			/* rx_6rd_spoofed_src */
+	SITD_SPOOF_DST,			/* rx_6rd_spoofed_dst */
+	SITD_SPOOF_ISATAP_SRC,		/* rx_isatap_src */
+};
+
+/*
+ * packet_is_spoofed(), in the kernel's order: ISATAP tunnels check only the source
+ * (isatap_chksrc, *node says what it found); point-to-point tunnels (remote set) check
+ * nothing; otherwise a 6rd/6to4 inner source must embed the outer source, and a 6rd/6to4
+ * inner destination the outer destination unless only_dnatted().  node may be NULL.
+ */
+enum sitd_spoof sitd_packet_is_spoofed(const struct sitd_auto *t, uint32_t outer_src,
+				       uint32_t outer_dst, const uint8_t inner_src[16],
+				       const uint8_t inner_dst[16], enum sitd_isatap_node *node);
+
+/* ---- Transmit: the outer destination (ipip6_tunnel_xmit) ---- */
+
+enum sitd_auto_dst {
+	SITD_DST_OK = 0,		/* *v4 is the outer destination */
+	SITD_DST_NO_NEXTHOP,		/* a next hop was needed and the route gave none */
+	SITD_DST_NOT_ISATAP,		/* ISATAP: next hop not a unicast ISATAP address */
+	SITD_DST_NOT_V4COMPAT,		/* next hop (or :: -> inner dst) not ::a.b.c.d */
+};
+
+/*
+ * The kernel's order: the configured remote; on an ISATAP tunnel the next hop's embedded
+ * IPv4 address, which replaces the remote; if still none, try_6rd() on the inner
+ * destination; if still none, the next hop, or the inner destination when the next hop is
+ * ::, must be IPv4-compatible ::a.b.c.d.  nexthop is the IPv6 route's gateway, or the inner
+ * destination for an on-link route; NULL when there is no route.  The kernel drops every
+ * failure here without an ICMP error (tx_error, not tx_error_icmp).
+ */
+enum sitd_auto_dst sitd_auto_tx_dst(const struct sitd_auto *t, const uint8_t inner_dst[16],
+				    const uint8_t *nexthop, uint32_t *v4);
+
+/* ---- MTU ---- */
+
+/*
+ * RFC 5969 9.1: the 6rd tunnel MTU is the IPv4 MTU minus the encapsulation when known,
+ * 1280 when not (ipv4_mtu 0), kept within sitd_mtu_min/max as sitd_mtu_default does.
+ */
+unsigned sitd_6rd_mtu_default(const struct sitd_conf *c, unsigned ipv4_mtu);
+
+/* ---- The grammars: ip tunnel 6rd ..., ip tunnel prl ... ---- */
+
+enum sitd_6rd_op {
+	SITD_6RD_OP_SET = 1,		/* SIOCADD6RD: 6rd-prefix and/or 6rd-relay_prefix */
+	SITD_6RD_OP_RESET,		/* SIOCDEL6RD: 6rd-reset */
+};
+
+struct sitd_6rd_cmd {
+	char dev[SITD_IFNAMSIZ];
+	enum sitd_6rd_op op;		/* the last of the words decides, as in iproute2 */
+	uint8_t prefix[16];		/* as written: the setter refuses stray bits */
+	unsigned prefixlen;		/* 0..128 */
+	uint32_t relay_prefix;
+	unsigned relay_prefixlen;	/* 0..32 */
+};
+
+/*
+ * `ip tunnel 6rd` after the word "6rd": dev NAME, 6rd-prefix P[/L], 6rd-relay_prefix
+ * A[/L], 6rd-reset, in any order, words repeated the last wins (iproute2's do_6rd).  A
+ * prefix or relay prefix not given is ::/0 or 0.0.0.0/0: one command sets both.  Returns
+ * 0, or -1 with one line naming the bad argument in err.
+ */
+int sitd_6rd_parse(int argc, const char *const *argv, struct sitd_6rd_cmd *cmd, char *err,
+		   size_t errlen);
+
+/* Apply a parsed command: sitd_6rd_set() or sitd_6rd_reset(); returns the setter's code. */
+int sitd_6rd_apply(struct sitd_6rd *r, const struct sitd_6rd_cmd *cmd);
+
+enum sitd_prl_op {
+	SITD_PRL_OP_ADD = 1,		/* SIOCADDPRL: prl-default, prl-nodefault */
+	SITD_PRL_OP_DEL,		/* SIOCDELPRL: prl-delete */
+};
+
+struct sitd_prl_cmd {
+	char dev[SITD_IFNAMSIZ];
+	enum sitd_prl_op op;
+	uint32_t addr;			/* 0 (any, all, default, 0.0.0.0): delete = flush */
+	uint16_t flags;			/* SITD_PRL_DEFAULT for prl-default */
+};
+
+/*
+ * `ip tunnel prl` after the word "prl": dev NAME and exactly one of prl-default ADDR,
+ * prl-nodefault ADDR, prl-delete ADDR (iproute2's do_prl).  Returns 0, or -1 with one line
+ * naming the bad argument in err.
+ */
+int sitd_prl_parse(int argc, const char *const *argv, struct sitd_prl_cmd *cmd, char *err,
+		   size_t errlen);
+
+/* Apply a parsed command as the kernel's ipip6_tunnel_prl_ctl(): 0 or a negative errno. */
+int sitd_prl_apply(struct sitd_prl *p, const struct sitd_prl_cmd *cmd);
+
+#endif
