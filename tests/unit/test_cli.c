@@ -486,10 +486,86 @@ static void test_cli_format_short(void **state)
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
 						  .initial_state = &(arr)[i] }
 
+static int parse_line(const char *const *argv, struct sitd_conf *c, char *err, size_t errlen)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return sitd_cli_parse(argc, argv, c, err, errlen);
+}
+
+/* `address` and `route` (wg-quick's Address=, ip-route(8)'s words after the prefix). */
+static void test_cli_addresses_routes(void **state)
+{
+	static const uint8_t a6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x64, [15] = 1 };
+	static const uint8_t r6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x99 };
+	static const uint8_t via[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x64, [15] = 2 };
+	const char *argv[] = { "sit1", "remote", "192.0.2.2", "address", "2001:db8:64::1/64",
+			       "address", "198.51.100.1", "route", "2001:db8:99::1/48", "via",
+			       "2001:db8:64::2", "metric", "10", "table", "1000", "route",
+			       "203.0.113.0/24", "ttl", "64", NULL };
+	struct sitd_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse_line(argv, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.naddrs, 2);
+	assert_int_equal(c.addrs[0].family, 6);
+	assert_int_equal(c.addrs[0].len, 64);
+	assert_memory_equal(c.addrs[0].addr, a6, 16);
+	assert_int_equal(c.addrs[1].family, 4);
+	assert_int_equal(c.addrs[1].len, 32);	/* no length: one host */
+	assert_int_equal(c.nroutes, 2);
+	assert_memory_equal(c.routes[0].dst.addr, r6, 16);	/* host bits cleared, as IPv6 does */
+	assert_int_equal(c.routes[0].dst.len, 48);
+	assert_memory_equal(c.routes[0].via, via, 16);
+	assert_int_equal(c.routes[0].metric, 10);
+	assert_int_equal(c.routes[0].table, 1000);
+	assert_int_equal(c.routes[1].dst.family, 4);
+	assert_int_equal(c.routes[1].metric, 0);
+	assert_int_equal(c.ttl, 64);	/* the route's words end where a tunnel's begin */
+}
+
+static void test_cli_addresses_routes_refused(void **state)
+{
+	static const struct {
+		const char *argv[24];
+		const char *err;
+	} bad[] = {
+		{ { "sit1", "remote", "192.0.2.2", "address", "2001:db8::1/129", NULL },
+		  "invalid \"address\" \"2001:db8::1/129\": expected ADDR[/LEN], IPv6 or IPv4" },
+		{ { "sit1", "remote", "192.0.2.2", "address", "/64", NULL },
+		  "invalid \"address\" \"/64\": expected ADDR[/LEN], IPv6 or IPv4" },
+		{ { "sit1", "remote", "192.0.2.2", "address", NULL }, "\"address\" needs a value" },
+		{ { "sit1", "remote", "192.0.2.2", "route", "203.0.113.1/24", NULL },
+		  "invalid \"route\" \"203.0.113.1/24\": host bits set for the prefix length" },
+		{ { "sit1", "remote", "192.0.2.2", "route", "::/0", "via", "192.0.2.1", NULL },
+		  "invalid \"via\" \"192.0.2.1\": expected an IPv6 address like the route's" },
+		{ { "sit1", "remote", "192.0.2.2", "route", "::/0", "metric", "ten", NULL },
+		  "invalid \"metric\" value \"ten\"" },
+		{ { "sit1", "remote", "192.0.2.2", "route", "::/0", "table", NULL },
+		  "\"table\" needs a value" },
+		{ { "sit1", "remote", "192.0.2.2", "address", "::1", "address", "::2", "address", "::3",
+		    "address", "::4", "address", "::5", "address", "::6", "address", "::7", "address",
+		    "::8", "address", "::9", NULL },
+		  "more than 8 \"address\"" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct sitd_conf c;
+		char err[256];
+
+		assert_int_equal(parse_line(bad[i].argv, &c, err, sizeof(err)), -1);
+		assert_string_equal(err, bad[i].err);
+	}
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
-				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 2];
+				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 4];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
@@ -498,5 +574,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_err_buffer);
 	TABLE(format_cases, test_cli_format);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_format_short);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_addresses_routes);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_addresses_routes_refused);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
