@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli.h"
+#include "sixrd.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -15,6 +16,7 @@
 void sitd_conf_defaults(struct sitd_conf *c)
 {
 	memset(c, 0, sizeof(*c));
+	sitd_6rd_reset(&c->rd);	/* 2002::/16, relay 0/0: 6to4 (ipip6_tunnel_clone_6rd) */
 	c->mode = SITD_MODE_ANY;
 	c->pmtudisc = true;
 }
@@ -134,8 +136,10 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen,
 		      int *bad)
 {
-	unsigned seen = 0;
+	unsigned seen = 0, n6rd = 2;
 	unsigned long v;
+	const char *rdw[10] = { "dev" };
+	int remote_any = -1, rd_at = -1;
 
 	sitd_conf_defaults(c);
 	if (errlen)
@@ -177,9 +181,12 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 		} else if (!strcmp(a, "remote")) {
 			ONCE(SEEN_REMOTE);
 			NEXT_ARG();
-			if (!strcmp(argv[i], "any"))
-				return fail(err, errlen,
-					    "\"remote any\" is not supported: sitd needs the remote's address");
+			if (!strcmp(argv[i], "any")) {
+				/* NBMA: 6to4 / 6rd, each packet's remote from its destination. */
+				c->remote = 0;
+				remote_any = i;
+				continue;
+			}
 			if (!parse_addr4(argv[i], &c->remote) || !addr_is_unicast(c->remote))
 				return fail(err, errlen,
 					    "invalid \"remote\" address \"%s\": expected a unicast IPv4 address",
@@ -272,6 +279,17 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			if (!valid_ifname(argv[i]))
 				return fail(err, errlen, "invalid \"dev\" name \"%s\"", argv[i]);
 			strcpy(c->dev, argv[i]);
+		} else if (!strcmp(a, "6rd-prefix") || !strcmp(a, "6rd-relay_prefix") ||
+			   !strcmp(a, "6rd-reset")) {
+			/* `ip tunnel 6rd`'s words, here in the tunnel's own line (sixrd.h). */
+			if (n6rd + 2 > sizeof(rdw) / sizeof(rdw[0]))
+				return fail(err, errlen, "too many 6rd words");
+			rdw[n6rd++] = a;
+			if (strcmp(a, "6rd-reset")) {
+				NEXT_ARG();
+				rdw[n6rd++] = argv[i];
+			}
+			rd_at = i;
 		} else if (!strcmp(a, "address")) {
 			NEXT_ARG();
 			if (c->naddrs == SITD_MAX_ADDRS)
@@ -368,6 +386,26 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 	}
 	if (!(seen & SEEN_REMOTE))
 		return fail(err, errlen, "missing \"remote ADDR\"");
+	if (remote_any >= 0 && (c->mode != SITD_MODE_SIT || c->encap != SITD_ENCAP_NONE)) {
+		*bad = remote_any;
+		return fail(err, errlen,
+			    "\"remote any\" (6to4, 6rd) needs mode sit and no encap: IPv4 inside or "
+			    "UDP outside would need a next hop sitd does not know");
+	}
+	if (n6rd > 2) {
+		struct sitd_6rd_cmd cmd;
+		char msg[160];
+		int r;
+
+		rdw[1] = c->name;
+		*bad = rd_at;
+		if (sitd_6rd_parse((int)n6rd, rdw, &cmd, msg, sizeof(msg)) < 0)
+			return fail(err, errlen, "%s", msg);
+		r = sitd_6rd_apply(&c->rd, &cmd);
+		if (r < 0)
+			return fail(err, errlen, "6rd: %s", sitd_6rd_strerror(r));
+		*bad = -1;
+	}
 	if (c->ttl && !c->pmtudisc)
 		return fail(err, errlen, "ttl != 0 and nopmtudisc are incompatible");
 	if (c->encap != SITD_ENCAP_NONE && !c->encap_dport)

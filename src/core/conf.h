@@ -38,6 +38,23 @@ struct sitd_route {
 };
 #define SITD_TOS_INHERIT 1u	/* as the kernel's ip_tunnel_parm: bit 0 of tos */
 
+/*
+ * 6rd (RFC 5969) and 6to4 (RFC 3056, the default 2002::/16 with relay prefix 0/0): how a
+ * `remote any` tunnel maps an IPv6 destination to an IPv4 one (sixrd.h).
+ */
+struct sitd_6rd {
+	uint8_t prefix[16];		/* zero beyond prefixlen */
+	uint32_t relay_prefix;		/* zero beyond relay_prefixlen */
+	uint8_t prefixlen;		/* 0..64 */
+	uint8_t relay_prefixlen;	/* 0..32 */
+};
+
+/* An IPv6 address of a device, with its prefix length. */
+struct sitd_if6 {
+	uint8_t addr[16];
+	uint8_t plen;
+};
+
 struct sitd_conf {
 	char name[SITD_IFNAMSIZ];
 	char dev[SITD_IFNAMSIZ];	/* underlay device, "" = any */
@@ -54,6 +71,7 @@ struct sitd_conf {
 	bool encap_csum;		/* UDP checksum; without it 0, as the kernel's default */
 	bool nogso;			/* no TSO on the TUN device: the kernel segments */
 	bool nogro;			/* write received segments one by one */
+	struct sitd_6rd rd;		/* used when remote is any */
 	/* Put on the device when it comes up, again after a restart, gone with it. */
 	uint8_t naddrs, nroutes;
 	struct sitd_prefix addrs[SITD_MAX_ADDRS];

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf.h"
+
 enum {
 	ICMP6_DST_UNREACH = 1, ICMP6_PACKET_TOO_BIG = 2, ICMP6_TIME_EXCEEDED = 3,
 	ICMP4_DEST_UNREACH = 3, ICMP4_TIME_EXCEEDED = 11,
@@ -59,6 +61,8 @@ struct sitd_addrs6 {
 	bool has_ll, has_global;
 	uint8_t ll[16];			/* link-local (fe80::/10) */
 	uint8_t global[16];		/* any other unicast scope */
+	uint8_t n;			/* every address, for the 6rd receive checks (sixrd.h) */
+	struct sitd_if6 all[8];
 };
 
 /*

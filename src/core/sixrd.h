@@ -20,12 +20,7 @@
 
 /* ---- 6rd / 6to4 parameters (the kernel's struct ip_tunnel_6rd) ---- */
 
-struct sitd_6rd {
-	uint8_t prefix[16];		/* zero beyond prefixlen */
-	uint32_t relay_prefix;		/* zero beyond relay_prefixlen */
-	uint8_t prefixlen;		/* 0..64 */
-	uint8_t relay_prefixlen;	/* 0..32 */
-};
+/* struct sitd_6rd: conf.h, a tunnel setting. */
 
 /* Why sitd_6rd_set() refused (the kernel answers EINVAL to all of them). */
 enum sitd_6rd_err {
@@ -74,10 +69,7 @@ unsigned sitd_6rd_delegated(const struct sitd_6rd *r, uint32_t v4, uint8_t out[1
 /* ---- Addresses ---- */
 
 /* An IPv6 address configured on the tunnel device, with its prefix length. */
-struct sitd_if6 {
-	uint8_t addr[16];
-	uint8_t plen;
-};
+/* struct sitd_if6: conf.h. */
 
 /* ipv6_prefix_equal(): the first plen bits (plen <= 128) of a and b are equal. */
 bool sitd_ip6_prefix_equal(const uint8_t a[16], const uint8_t b[16], unsigned plen);

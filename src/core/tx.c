@@ -8,6 +8,7 @@
 #include "icmp.h"
 #include "inet.h"
 #include "pmtu.h"
+#include "sixrd.h"
 
 /* The kernel's global ICMP budget: net.ipv4.icmp_msgs_per_sec 1000, burst 50. */
 enum { ICMP_RATE = 1000, ICMP_BURST = 50 };
@@ -23,6 +24,7 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
 			conf->encap == SITD_ENCAP_GUE ? GUE_HDR_LEN : 0;
 	tx->local = conf->local;
 	tx->remote = conf->remote;
+	tx->rd = &conf->rd;
 	tx->ttl = conf->ttl;
 	tx->tos = conf->tos;
 	tx->pmtudisc = conf->pmtudisc;
@@ -201,6 +203,21 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	if (!sitd_mode_carries(tx->mode, ii.version))
 		return tx_drop(tx, SITD_DROP_tx_mode);
 	len = ii.len;	/* the kernel never pads, but a declared length is what we carry */
+	tx->dst = tx->remote;
+	if (!tx->dst) {
+		/*
+		 * remote any (ipip6_tunnel_xmit): a destination inside the 6rd / 6to4 prefix
+		 * names its IPv4 address (try_6rd); else a v4-compatible ::a.b.c.d does.  The
+		 * kernel would also take a route's v4-compatible next hop, which a TUN device
+		 * does not pass on: without one it drops the packet silently, and so does sitd.
+		 */
+		if (ii.version == 6)
+			tx->dst = sitd_6rd_dst(tx->rd, pkt + IP6_DST);
+		if (!tx->dst && ii.version == 6 && sitd_ip6_is_v4compat(pkt + IP6_DST))
+			tx->dst = rd32(pkt + IP6_DST + 12);
+		if (!tx->dst || tx->dst == 0xffffffffu || ip4_addr_is_multicast(tx->dst))
+			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+	}
 
 	tx->hdrlen = 0;
 	tx->l3len = ii.l3len;
@@ -341,6 +358,7 @@ static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *
 		o->df = tx->df;
 		o->hash = tx->hash;
 		o->frame = tx->frame;
+		o->dst = tx->dst;
 		tx->nout++;
 		return;
 	}
@@ -356,7 +374,8 @@ static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *
 		if (nfrag > 1)
 			frag = (uint16_t)(off / 8 | (k + 1 < nfrag ? IP4_MF : 0));
 		sitd_outer_build(h, tx->outer_tos, (uint16_t)(OUTER_HDR_LEN + n), id, frag,
-				 tx->outer_ttl, tx->outer_proto, tx->local, tx->remote);
+				 tx->outer_ttl, tx->outer_proto, tx->local, tx->dst);
+		o->dst = tx->dst;
 		o->iov[0].iov_base = h;
 		o->iov[0].iov_len = OUTER_HDR_LEN;
 		o->iovcnt = 1;

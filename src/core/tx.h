@@ -53,6 +53,7 @@ struct sitd_out {
 	bool df;
 	uint32_t hash;
 	uint32_t frame;
+	uint32_t dst;			/* the outer destination: remote, or chosen per packet */
 };
 
 enum sitd_tx_verdict { SITD_TX_SEND, SITD_TX_ICMP, SITD_TX_DROP };
@@ -63,7 +64,8 @@ struct sitd_tx {
 	enum sitd_encap encap;
 	uint8_t encap_hdr;		/* bytes sitd writes before the inner packet: 20, 0 (fou), 4 (gue) */
 	uint8_t encap_len;		/* what the encapsulation costs on the path: 20, 28, 32 */
-	uint32_t local, remote;
+	uint32_t local, remote;		/* remote 0: any, chosen per packet by rd */
+	const struct sitd_6rd *rd;
 	uint8_t ttl, tos;
 	bool pmtudisc;
 	struct sitd_stats *stats;
@@ -83,6 +85,7 @@ struct sitd_tx {
 	uint8_t outer_tos, outer_ttl, outer_proto;
 	bool df;
 	uint32_t hash, frame;
+	uint32_t dst;			/* this frame's outer destination */
 
 	/* Outputs. */
 	unsigned nout;

@@ -91,6 +91,7 @@ struct worker {
 	/* transmit */
 	struct sitd_tx tx;
 	struct sockaddr_in dst;
+	struct sockaddr_in tdst[SITD_TX_MAX_OUT];	/* per packet, for remote any */
 	struct mmsghdr tmsgs[SITD_TX_MAX_OUT];
 	struct iovec tiovs[SITD_TX_MAX_OUT * 3];
 	unsigned first_out[SITD_TX_MAX_OUT];

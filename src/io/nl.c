@@ -62,7 +62,7 @@ static void addr_msg(const struct nlmsghdr *nlh, const struct nl_cb_arg *a)
 		return;
 	/* A tentative address (duplicate detection not done) is not a source yet (RFC 4862 5.4). */
 	a->h->addr6(a->arg, ifa->ifa_index, nlh->nlmsg_type == RTM_NEWADDR &&
-		    !(flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)), addr);
+		    !(flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)), addr, ifa->ifa_prefixlen);
 }
 
 static int msg_cb(const struct nlmsghdr *nlh, void *data)

@@ -20,7 +20,7 @@ int nl_fd(struct mnl_socket *nl);
 struct nl_handlers {
 	void (*mtu)(void *arg, unsigned ifindex, unsigned mtu);
 	/* usable: added and no longer tentative; false: removed (or not usable yet) */
-	void (*addr6)(void *arg, unsigned ifindex, bool usable, const uint8_t *addr);
+	void (*addr6)(void *arg, unsigned ifindex, bool usable, const uint8_t *addr, unsigned plen);
 };
 
 /* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers. */

@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "log.h"
+#include "sixrd.h"
 
 #ifndef UDP_GRO
 #define UDP_GRO 104
@@ -149,6 +150,35 @@ static void rx_meta(struct msghdr *h, uint32_t total, struct rx_meta *m)
 	}
 }
 
+/*
+ * remote any (6to4, 6rd): an inner address inside the prefix must embed the outer one
+ * (packet_is_spoofed, check_6rd, only_dnatted in net/ipv6/sit.c).  true: let it in.
+ */
+static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, const uint8_t *in)
+{
+	const struct sitd_addrs6 *a = __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE);
+	struct sitd_auto au = { .rd = &t->conf.rd, .addrs = a ? a->all : NULL,
+				.naddrs = a ? a->n : 0 };
+	enum sitd_isatap_node node;
+
+	if (t->conf.remote || ip_version(in) != 6)
+		return true;
+	switch (sitd_packet_is_spoofed(&au, osrc, odst, in + IP6_SRC, in + IP6_DST, &node)) {
+	case SITD_SPOOF_OK:
+		return true;
+	case SITD_SPOOF_SRC:
+		STAT_DROP(&t->rx_stats, rx_6rd_spoofed_src);
+		return false;
+	case SITD_SPOOF_DST:
+		STAT_DROP(&t->rx_stats, rx_6rd_spoofed_dst);
+		return false;
+	case SITD_SPOOF_ISATAP_SRC:
+		STAT_DROP(&t->rx_stats, rx_isatap_src);
+		return false;
+	}
+	return false;
+}
+
 /* Protocol 41 or 4: the outer header is in the packet, as raw sockets hand it over. */
 static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
 {
@@ -168,7 +198,8 @@ static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
 			STAT_DROP(&w->stats, rx_no_tunnel);
 			continue;
 		}
-		if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0)
+		if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0 &&
+		    auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off))
 			rx_push(w, t, p + off, ilen);
 	}
 }

@@ -73,7 +73,11 @@ uint32_t path_mtu_get(const struct tunnel *t)
 
 void path_mtu_refresh(struct tunnel *t)
 {
-	uint32_t mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
+	uint32_t mtu;
+
+	if (!t->conf.remote)
+		return;	/* remote any: no one path (per-destination MTU is not kept yet) */
+	mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
 
 	if (mtu && mtu != path_mtu_get(t)) {
 		__atomic_store_n(&t->path_mtu, mtu, __ATOMIC_RELAXED);
@@ -265,8 +269,13 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 			goto fail;
 	}
 
-	underlay = pmtu_query(c->local, c->remote, c->dev);
-	if (!underlay) {
+	underlay = c->remote ? pmtu_query(c->local, c->remote, c->dev) : 0;
+	if (!underlay && !c->remote) {
+		/* remote any: many destinations; the device's MTU comes from the link's. */
+		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
+
+		underlay = m > 0 ? (uint32_t)m : DEFAULT_UNDERLAY_MTU;
+	} else if (!underlay) {
 		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
 
 		underlay = m > 0 ? (uint32_t)m : DEFAULT_UNDERLAY_MTU;
@@ -656,17 +665,26 @@ static bool is_ll(const uint8_t *a)
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
 }
 
-static void addr_apply(struct sitd_addrs6 *n, bool usable, const uint8_t *addr)
+static void addr_apply(struct sitd_addrs6 *n, bool usable, const uint8_t *addr, unsigned plen)
 {
 	bool ll = is_ll(addr);
 	uint8_t *slot = ll ? n->ll : n->global;
 	bool *has = ll ? &n->has_ll : &n->has_global;
+	unsigned k;
 
 	if (usable && !*has) {
 		memcpy(slot, addr, 16);
 		*has = true;
 	} else if (!usable && *has && !memcmp(slot, addr, 16)) {
 		*has = false;
+	}
+	for (k = 0; k < n->n && memcmp(n->all[k].addr, addr, 16); k++)
+		;
+	if (usable && k == n->n && n->n < sizeof(n->all) / sizeof(n->all[0])) {
+		memcpy(n->all[n->n].addr, addr, 16);
+		n->all[n->n++].plen = (uint8_t)plen;
+	} else if (!usable && k < n->n) {
+		n->all[k] = n->all[--n->n];
 	}
 }
 
@@ -678,19 +696,26 @@ static void addr_relearn(const struct tunnel *t, struct sitd_addrs6 *n)
 	if (getifaddrs(&ifa) < 0)
 		return;
 	for (p = ifa; p; p = p->ifa_next) {
+		const struct sockaddr_in6 *a, *m;
+		unsigned plen = 0;
+
 		if (!p->ifa_addr || p->ifa_addr->sa_family != AF_INET6 || strcmp(p->ifa_name, t->conf.name))
 			continue;
-		addr_apply(n, true, ((const struct sockaddr_in6 *)(const void *)p->ifa_addr)->sin6_addr.s6_addr);
+		a = (const struct sockaddr_in6 *)(const void *)p->ifa_addr;
+		m = (const struct sockaddr_in6 *)(const void *)p->ifa_netmask;
+		for (unsigned b = 0; m && b < 128 && (m->sin6_addr.s6_addr[b / 8] & (0x80 >> (b % 8))); b++)
+			plen++;
+		addr_apply(n, true, a->sin6_addr.s6_addr, plen);
 	}
 	freeifaddrs(ifa);
 }
 
 /*
  * An IPv6 address of a tunnel's device came or went: the source of the ICMPv6 errors
- * sitd sends (sitd_icmp6_pick_src).  Published as a new immutable copy; the old one is
- * freed after a grace period.
+ * sitd sends (sitd_icmp6_pick_src), and what 6rd's only_dnatted compares with.  Published
+ * as a new immutable copy; the old one is freed after a grace period.
  */
-static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *addr)
+static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *addr, unsigned plen)
 {
 	struct sitd_daemon *d = arg;
 	struct tunnel *t = by_ifindex(d, ifindex);
@@ -706,7 +731,7 @@ static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *
 	}
 	if (old)
 		*n = *old;
-	addr_apply(n, usable, addr);
+	addr_apply(n, usable, addr, plen);
 	if (!usable && (!n->has_ll || !n->has_global))
 		addr_relearn(t, n);
 	if (old && !memcmp(old, n, sizeof(*n))) {

@@ -40,8 +40,12 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 	for (unsigned k = 0; k < n; k++) {
 		struct msghdr *m = &w->tmsgs[k].msg_hdr;
 
-		m->msg_name = &w->dst;
-		m->msg_namelen = sizeof(w->dst);
+		/* Each packet to its own outer destination: the remote, or (remote any) its own. */
+		w->tdst[k].sin_family = AF_INET;
+		w->tdst[k].sin_port = 0;
+		wr32((uint8_t *)&w->tdst[k].sin_addr, tx->out[k].dst);
+		m->msg_name = &w->tdst[k];
+		m->msg_namelen = sizeof(w->tdst[k]);
 		m->msg_iov = tx->out[k].iov;
 		m->msg_iovlen = tx->out[k].iovcnt;
 		m->msg_control = NULL;

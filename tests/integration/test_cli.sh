@@ -24,7 +24,7 @@ refuses "unknown mode" '"gre"' t0 mode gre remote $B4
 refuses "prefix of a keyword" '"rem"' t0 mode sit rem $B4
 refuses "missing value" '"remote" needs a value' t0 mode sit remote
 refuses "bad address" '"192.0.2.300"' t0 mode sit remote 192.0.2.300
-refuses "remote any" 'remote any' t0 mode sit remote any
+refuses "remote any for ipip" 'remote any' t0 mode ipip remote any
 refuses "ttl out of range" '"256"' t0 mode sit remote $B4 ttl 256
 refuses "tos out of range" '"0x100"' t0 mode sit remote $B4 tos 0x100
 refuses "ttl with nopmtudisc" 'ttl != 0 and nopmtudisc are incompatible' t0 mode sit remote $B4 ttl 64 nopmtudisc

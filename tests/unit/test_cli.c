@@ -260,8 +260,8 @@ static struct reject_case reject_cases[] = {
 	{ "reject: broadcast remote",
 	  { "sit1", "remote", "255.255.255.255", NULL }, { "\"255.255.255.255\"", NULL } },
 	{ "reject: remote 0.0.0.0", { "sit1", "remote", "0.0.0.0", NULL }, { "\"0.0.0.0\"", NULL } },
-	{ "reject: remote any (sitd needs a remote)",
-	  { "sit1", "remote", "any", NULL }, { "remote any", NULL } },
+	{ "reject: remote any for ipip (no next hop for IPv4 inside)",
+	  { "ipip1", "remote", "any", NULL }, { "remote any", NULL } },
 	{ "reject: multicast local",
 	  { "sit1", "remote", R, "local", "224.0.0.1", NULL }, { "\"224.0.0.1\"", "local" } },
 	{ "reject: ttl 256", { "sit1", "remote", R, "ttl", "256", NULL }, { "\"256\"", "ttl" } },
@@ -527,6 +527,37 @@ static void test_cli_addresses_routes(void **state)
 	assert_int_equal(c.ttl, 64);	/* the route's words end where a tunnel's begin */
 }
 
+/* remote any with the 6rd words: 6to4's default, or the given prefixes (sixrd.h). */
+static void test_cli_remote_any(void **state)
+{
+	static const uint8_t p6to4[16] = { 0x20, 0x02 }, p6rd[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+	const char *to4[] = { "tun6to4", "mode", "sit", "remote", "any", "local", "192.0.2.1", NULL };
+	const char *rd[] = { "6rd", "mode", "sit", "remote", "any", "local", "192.0.2.1",
+			     "6rd-prefix", "2001:db8::/32", "6rd-relay_prefix", "192.0.2.0/24", NULL };
+	const char *bad[] = { "6rd", "mode", "sit", "remote", "any", "6rd-prefix", "2001:db8::1/32", NULL };
+	const char *fou[] = { "6rd", "mode", "sit", "remote", "any", "encap", "fou", "encap-dport", "5555",
+			      NULL };
+	struct sitd_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse_line(to4, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.remote, 0);
+	assert_memory_equal(c.rd.prefix, p6to4, 16);
+	assert_int_equal(c.rd.prefixlen, 16);
+	assert_int_equal(c.rd.relay_prefixlen, 0);
+	assert_int_equal(parse_line(rd, &c, err, sizeof(err)), 0);
+	assert_memory_equal(c.rd.prefix, p6rd, 16);
+	assert_int_equal(c.rd.prefixlen, 32);
+	assert_int_equal(c.rd.relay_prefix, 0xc0000200u);
+	assert_int_equal(c.rd.relay_prefixlen, 24);
+	/* The kernel's rule: a prefix with stray bits is refused, not masked. */
+	assert_int_equal(parse_line(bad, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "6rd"));
+	assert_int_equal(parse_line(fou, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "remote any"));
+}
+
 static void test_cli_addresses_routes_refused(void **state)
 {
 	static const struct {
@@ -565,7 +596,7 @@ static void test_cli_addresses_routes_refused(void **state)
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
-				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 4];
+				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 5];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
@@ -576,5 +607,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_format_short);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_addresses_routes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_addresses_routes_refused);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_remote_any);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
