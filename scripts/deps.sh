@@ -11,6 +11,7 @@ pkgs=(
 	socat iperf3 tshark		# transfers, throughput, an independent decoder
 	util-linux procps coreutils	# setpriv, unshare, ps, sha256sum
 	jq				# the tests read sitd show -j
+	python3				# test_6rd.sh builds one raw packet
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "request.h"
 
+#include <arpa/inet.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,13 +16,46 @@ static const struct {
 	{ "status", SITD_REQ_STATUS, "j", false },
 	{ "reload", SITD_REQ_RELOAD, "", false },
 	{ "sandbox", SITD_REQ_SANDBOX, "", false },
+	{ "6rd", SITD_REQ_6RD, "", false },
 };
+
+enum { WORDS_6RD = 16, WORD_6RD = 64 };
 
 static int fail(char *err, size_t errlen, const char *what, const char *w, size_t wlen)
 {
 	snprintf(err, errlen, "%s \"%.*s\"", what, (int)(wlen > 32 ? 32 : wlen), w);
 	return -1;
 }
+
+
+/* `6rd` and its words: iproute2's do_6rd grammar (sixrd.h), words split at spaces. */
+static int parse_6rd(const char *line, size_t len, struct sitd_request *r, char *err, size_t errlen)
+{
+	char words[WORDS_6RD][WORD_6RD];
+	const char *argv[WORDS_6RD];
+	int argc = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start;
+
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && line[i] != ' ')
+			i++;
+		if (argc == WORDS_6RD || i - start >= WORD_6RD || memchr(line + start, '\0', i - start))
+			return fail(err, errlen, "unexpected", line + start, i - start);
+		memcpy(words[argc], line + start, i - start);
+		words[argc][i - start] = '\0';
+		argv[argc] = words[argc];
+		argc++;
+	}
+	return sitd_6rd_parse(argc, argv, &r->rd, err, errlen);
+}
+
 
 /* A device name as the kernel's dev_valid_name() takes it: 1..15 bytes, no '/', ':' or space. */
 static bool valid_name(const char *w, size_t len)
@@ -61,6 +96,8 @@ int sitd_request_parse(const char *line, size_t len, struct sitd_request *r, cha
 			if (which < 0)
 				return fail(err, errlen, "unknown request", line + start, k);
 			r->kind = reqs[which].kind;
+			if (r->kind == SITD_REQ_6RD)
+				return parse_6rd(line + i, len - i, r, err, errlen);
 			continue;
 		}
 		if (k == 2 && line[start] == '-' && line[start + 1] &&
@@ -87,6 +124,24 @@ size_t sitd_request_format(const struct sitd_request *r, char *buf, size_t cap)
 {
 	const char *word = "show";
 	int n;
+
+	if (r->kind == SITD_REQ_6RD) {
+		char p[48], a[16];
+		uint8_t b[4] = { (uint8_t)(r->rd.relay_prefix >> 24), (uint8_t)(r->rd.relay_prefix >> 16),
+				 (uint8_t)(r->rd.relay_prefix >> 8), (uint8_t)r->rd.relay_prefix };
+
+		if (r->rd.op == SITD_6RD_OP_RESET) {
+			n = snprintf(buf, cap, "6rd dev %s 6rd-reset", r->rd.dev);
+		} else {
+			inet_ntop(AF_INET6, r->rd.prefix, p, sizeof(p));
+			inet_ntop(AF_INET, b, a, sizeof(a));
+			n = snprintf(buf, cap, "6rd dev %s 6rd-prefix %s/%u 6rd-relay_prefix %s/%u",
+				     r->rd.dev, p, r->rd.prefixlen, a, r->rd.relay_prefixlen);
+		}
+		if (n < 0 || !cap)
+			return 0;
+		return (size_t)n < cap ? (size_t)n : cap - 1;
+	}
 
 	for (size_t q = 0; q < sizeof(reqs) / sizeof(reqs[0]); q++)
 		if (reqs[q].kind == r->kind)

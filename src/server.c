@@ -311,12 +311,40 @@ static int req_sandbox(struct server *s, struct client *c, const struct sitd_req
 	return reply(c, msg);
 }
 
+/* `sitd 6rd dev NAME ...`, as `ip tunnel 6rd`: root only, the kernel's validity rules. */
+static int req_6rd(struct server *s, struct client *c, const struct sitd_request *r)
+{
+	const struct tunnel *t;
+	struct sitd_6rd rd;
+	char msg[160];
+	int e;
+
+	if (c->uid != 0)
+		return reply(c, "error: 6rd needs root\n");
+	t = daemon_find(s->d, r->rd.dev);
+	if (!t) {
+		snprintf(msg, sizeof(msg), "error: no tunnel \"%s\"\n", r->rd.dev);
+		return reply(c, msg);
+	}
+	rd = tunnel_conf(t)->rd;
+	e = sitd_6rd_apply(&rd, &r->rd);
+	if (e < 0) {
+		snprintf(msg, sizeof(msg), "error: %s\n", sitd_6rd_strerror(e));
+		return reply(c, msg);
+	}
+	if (daemon_set_6rd(s->d, r->rd.dev, &rd) < 0)
+		return reply(c, "error: out of memory\n");
+	log_info("%s: 6rd settings changed", r->rd.dev);
+	return reply(c, "ok\n");
+}
+
 /* Indexed by enum sitd_req. */
 static int (*const requests[])(struct server *s, struct client *c, const struct sitd_request *r) = {
 	[SITD_REQ_SHOW] = req_show,
 	[SITD_REQ_STATUS] = req_status,
 	[SITD_REQ_RELOAD] = req_reload,
 	[SITD_REQ_SANDBOX] = req_sandbox,
+	[SITD_REQ_6RD] = req_6rd,
 };
 
 static void answer(struct server *s, struct client *c)

@@ -151,6 +151,24 @@ static void prefix(char *s, size_t len, const struct sitd_prefix *x)
 	snprintf(s, len, "%s/%u", a, x->len);
 }
 
+/* A remote-any tunnel's 6rd settings, as `ip tunnel show` prints them (6rd-prefix ...). */
+static void show_6rd(struct pr *p, const struct sitd_6rd *rd)
+{
+	char a[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN + 8];
+	uint8_t b[4];
+
+	pr_open(p, "6rd", NULL);
+	inet_ntop(AF_INET6, rd->prefix, a, sizeof(a));
+	snprintf(buf, sizeof(buf), "%s/%u", a, rd->prefixlen);
+	pr_str(p, "prefix", " 6rd-prefix %s", buf);
+	wr32(b, rd->relay_prefix);
+	inet_ntop(AF_INET, b, a, sizeof(a));
+	snprintf(buf, sizeof(buf), "%s/%u", a, rd->relay_prefixlen);
+	if (p->json || rd->relay_prefixlen)
+		pr_str(p, "relay_prefix", " 6rd-relay_prefix %s", buf);
+	pr_close(p);
+}
+
 /* `address` and `route` words: text as the command line has them, JSON as arrays. */
 static void show_addrs(struct pr *p, const struct sitd_conf *c)
 {
@@ -239,6 +257,8 @@ static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 		pr_u64(p, "encap_dport", " encap-dport %" PRIu64, c->encap_dport);
 		pr_bool(p, "encap_csum", " encap-csum", c->encap_csum);
 	}
+	if (!c->remote)
+		show_6rd(p, &c->rd);
 	show_addrs(p, c);
 	if (c->mtu)	/* 0 until the device exists: as parsed, "the default" */
 		pr_u64(p, "mtu", " mtu %" PRIu64, c->mtu);

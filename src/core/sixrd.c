@@ -574,6 +574,8 @@ int sitd_6rd_parse(int argc, const char *const *argv, struct sitd_6rd_cmd *cmd, 
 		if (!strcmp(w, "dev")) {
 			if (!ipr_ifname(argv[i]))
 				return fail(err, errlen, "invalid \"dev\" name \"%s\"", argv[i]);
+			/* The whole buffer: a shorter name after a longer one leaves nothing behind. */
+			memset(cmd->dev, 0, sizeof(cmd->dev));
 			strcpy(cmd->dev, argv[i]);
 		} else if (!strcmp(w, "6rd-prefix")) {
 			if (!ipr_prefix(argv[i], true, a, &cmd->prefixlen))
@@ -631,6 +633,8 @@ int sitd_prl_parse(int argc, const char *const *argv, struct sitd_prl_cmd *cmd, 
 		if (!def && !nodef && !del) {
 			if (!ipr_ifname(argv[i]))
 				return fail(err, errlen, "invalid \"dev\" name \"%s\"", argv[i]);
+			/* The whole buffer: a shorter name after a longer one leaves nothing behind. */
+			memset(cmd->dev, 0, sizeof(cmd->dev));
 			strcpy(cmd->dev, argv[i]);
 			continue;
 		}
@@ -664,4 +668,15 @@ int sitd_prl_apply(struct sitd_prl *p, const struct sitd_prl_cmd *cmd)
 	default:
 		return -EINVAL;
 	}
+}
+
+const uint8_t *sitd_routes6_nexthop(const struct sitd_routes6 *rt, const uint8_t dst[16])
+{
+	const struct sitd_route6 *best = NULL;
+
+	for (uint32_t i = 0; rt && i < rt->n && i < SITD_ROUTES6_MAX; i++)
+		if ((!best || rt->r[i].len > best->len) && rt->r[i].len <= 128 &&
+		    sitd_ip6_prefix_equal(rt->r[i].dst, dst, rt->r[i].len))
+			best = &rt->r[i];
+	return best ? best->gw : NULL;
 }

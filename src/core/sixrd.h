@@ -208,6 +208,27 @@ enum sitd_auto_dst sitd_auto_tx_dst(const struct sitd_auto *t, const uint8_t inn
  * RFC 5969 9.1: the 6rd tunnel MTU is the IPv4 MTU minus the encapsulation when known,
  * 1280 when not (ipv4_mtu 0), kept within sitd_mtu_min/max as sitd_mtu_default does.
  */
+/*
+ * The device's IPv6 routes, as the daemon mirrors them from the kernel (rtnetlink): a TUN
+ * device is not told the next hop a route chose, which ipip6_tunnel_xmit() reads from the
+ * neighbour entry (a v4-compatible ::a.b.c.d, or on ISATAP fe80::5efe:a.b.c.d).
+ */
+enum { SITD_ROUTES6_MAX = 64 };
+
+struct sitd_route6 {
+	uint8_t dst[16];
+	uint8_t len;
+	uint8_t gw[16];			/* all zero: on the link */
+};
+
+struct sitd_routes6 {
+	uint32_t n;
+	struct sitd_route6 r[SITD_ROUTES6_MAX];
+};
+
+/* The next hop toward dst by longest prefix: the gateway, or :: on the link; NULL: none. */
+const uint8_t *sitd_routes6_nexthop(const struct sitd_routes6 *rt, const uint8_t dst[16]);
+
 unsigned sitd_6rd_mtu_default(const struct sitd_conf *c, unsigned ipv4_mtu);
 
 /* ---- The grammars: ip tunnel 6rd ..., ip tunnel prl ... ---- */

@@ -36,6 +36,7 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 {
 	sitd_tx_use(tx, conf, stats, damper);
 	tx->addrs6 = NULL;
+	tx->routes6 = NULL;
 	tx->frame = 0;
 	tx->ip_id = first_id;
 	rl_init(&tx->icmp_rl, ICMP_RATE, ICMP_BURST);
@@ -206,15 +207,29 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	tx->dst = tx->remote;
 	if (!tx->dst) {
 		/*
-		 * remote any (ipip6_tunnel_xmit): a destination inside the 6rd / 6to4 prefix
-		 * names its IPv4 address (try_6rd); else a v4-compatible ::a.b.c.d does.  The
-		 * kernel would also take a route's v4-compatible next hop, which a TUN device
-		 * does not pass on: without one it drops the packet silently, and so does sitd.
+		 * remote any, as ipip6_tunnel_xmit(): a destination inside the 6rd / 6to4 prefix
+		 * names its IPv4 address (try_6rd); else the route's next hop must be
+		 * v4-compatible ::a.b.c.d (the destination itself on the link).  A route sitd
+		 * has not seen counts as on the link: the packet did come out of this device.
+		 * Failures are dropped silently, as the kernel's tx_error.
 		 */
-		if (ii.version == 6)
-			tx->dst = sitd_6rd_dst(tx->rd, pkt + IP6_DST);
-		if (!tx->dst && ii.version == 6 && sitd_ip6_is_v4compat(pkt + IP6_DST))
-			tx->dst = rd32(pkt + IP6_DST + 12);
+		static const uint8_t onlink[16];
+		struct sitd_auto au = { .rd = tx->rd };
+		const uint8_t *nh;
+
+		if (ii.version != 6)
+			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+		nh = sitd_routes6_nexthop(tx->routes6, pkt + IP6_DST);
+		switch (sitd_auto_tx_dst(&au, pkt + IP6_DST, nh ? nh : onlink, &tx->dst)) {
+		case SITD_DST_OK:
+			break;
+		case SITD_DST_NO_NEXTHOP:
+			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+		case SITD_DST_NOT_ISATAP:
+			return tx_drop(tx, SITD_DROP_tx_isatap_nexthop);
+		case SITD_DST_NOT_V4COMPAT:
+			return tx_drop(tx, SITD_DROP_tx_not_v4compat);
+		}
 		if (!tx->dst || tx->dst == 0xffffffffu || ip4_addr_is_multicast(tx->dst))
 			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
 	}

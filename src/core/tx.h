@@ -31,6 +31,7 @@
 #include "wire.h"
 
 struct sitd_addrs6;	/* icmp.h */
+struct sitd_routes6;	/* sixrd.h */
 
 enum {
 	SITD_TX_MAX_OUT = 256,
@@ -66,6 +67,7 @@ struct sitd_tx {
 	uint8_t encap_len;		/* what the encapsulation costs on the path: 20, 28, 32 */
 	uint32_t local, remote;		/* remote 0: any, chosen per packet by rd */
 	const struct sitd_6rd *rd;
+	const struct sitd_routes6 *routes6;	/* remote any: the device's routes; NULL: none */
 	uint8_t ttl, tos;
 	bool pmtudisc;
 	struct sitd_stats *stats;
@@ -115,6 +117,12 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
 static inline void sitd_tx_addrs(struct sitd_tx *tx, const struct sitd_addrs6 *a)
 {
 	tx->addrs6 = a;
+}
+
+/* remote any: the device's IPv6 routes, for the next hop a route chose (sixrd.h). */
+static inline void sitd_tx_routes(struct sitd_tx *tx, const struct sitd_routes6 *r)
+{
+	tx->routes6 = r;
 }
 
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,

@@ -48,6 +48,10 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
  */
 void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, bool delete);
 
+/* Change a running tunnel's 6rd settings (`sitd 6rd`); -1: no such tunnel, or no memory. */
+struct sitd_6rd;
+int daemon_set_6rd(struct sitd_daemon *d, const char *name, const struct sitd_6rd *rd);
+
 /* The running tunnels, in the order they were added. */
 unsigned daemon_count(const struct sitd_daemon *d);
 struct tunnel *daemon_tunnel(const struct sitd_daemon *d, unsigned i);

@@ -20,6 +20,7 @@
 #include "icmperr.h"
 #include "ratelimit.h"
 #include "rx.h"
+#include "sixrd.h"
 #include "table.h"
 #include "tx.h"
 #include "wire.h"
@@ -73,6 +74,8 @@ struct tunnel {
 	uint32_t path_mtu;		/* atomic */
 	struct sitd_damper damper;	/* noted by rx, consumed by tx */
 	struct sitd_addrs6 *addrs6;	/* published by the control thread; NULL: none */
+	struct sitd_routes6 *routes6;	/* remote any: the device's routes, likewise */
+	struct sitd_6rd *rd;		/* the 6rd settings in effect, likewise (never NULL) */
 	struct sitd_rx rx;		/* receive settings for sitd_rx_decap */
 	/* One writer each: the TUN owner writes tx_stats, the outer owner rx_stats. */
 	struct sitd_stats tx_stats, rx_stats;

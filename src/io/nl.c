@@ -25,7 +25,7 @@ struct mnl_socket *nl_link_open(void)
 
 	if (!nl)
 		return NULL;
-	if (mnl_socket_bind(nl, RTMGRP_LINK | RTMGRP_IPV6_IFADDR, MNL_SOCKET_AUTOPID) < 0) {
+	if (mnl_socket_bind(nl, RTMGRP_LINK | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE, MNL_SOCKET_AUTOPID) < 0) {
 		int err = errno;
 
 		mnl_socket_close(nl);
@@ -65,6 +65,34 @@ static void addr_msg(const struct nlmsghdr *nlh, const struct nl_cb_arg *a)
 		    !(flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)), addr, ifa->ifa_prefixlen);
 }
 
+/* An IPv6 unicast route through one device, added or removed: RTM_NEWROUTE / RTM_DELROUTE. */
+static void route_msg(const struct nlmsghdr *nlh, const struct nl_cb_arg *a)
+{
+	static const uint8_t none[16];
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const uint8_t *dst = none, *gw = none;
+	uint32_t oif = 0;
+	struct nlattr *attr;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)) || rtm->rtm_family != AF_INET6 ||
+	    rtm->rtm_type != RTN_UNICAST || rtm->rtm_dst_len > 128 || !a->h->route6)
+		return;
+	mnl_attr_for_each(attr, nlh, sizeof(*rtm)) {
+		uint16_t type = mnl_attr_get_type(attr);
+
+		if (type == RTA_DST && mnl_attr_get_payload_len(attr) == 16)
+			dst = mnl_attr_get_payload(attr);
+		else if (type == RTA_GATEWAY && mnl_attr_get_payload_len(attr) == 16)
+			gw = mnl_attr_get_payload(attr);
+		else if (type == RTA_OIF && mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			oif = mnl_attr_get_u32(attr);
+		else if (type == RTA_MULTIPATH)
+			return;	/* several next hops: not one sitd could follow */
+	}
+	if (oif)
+		a->h->route6(a->arg, oif, nlh->nlmsg_type == RTM_NEWROUTE, dst, rtm->rtm_dst_len, gw);
+}
+
 static int msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nl_cb_arg *a = data;
@@ -73,6 +101,10 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type == RTM_NEWADDR || nlh->nlmsg_type == RTM_DELADDR) {
 		addr_msg(nlh, a);
+		return MNL_CB_OK;
+	}
+	if (nlh->nlmsg_type == RTM_NEWROUTE || nlh->nlmsg_type == RTM_DELROUTE) {
+		route_msg(nlh, a);
 		return MNL_CB_OK;
 	}
 	/* mnl_cb_run() has checked nlmsg_len against the datagram; the payload too. */
@@ -209,4 +241,49 @@ int nl_route(bool add, unsigned ifindex, const struct sitd_route *r)
 	if (r->table >= 256)
 		mnl_attr_put_u32(nlh, RTA_TABLE, r->table);
 	return nl_talk(nlh);
+}
+
+int nl_route6_dump(const struct nl_handlers *h, void *arg)
+{
+	char buf[8192];
+	struct nl_cb_arg a = { .h = h, .arg = arg };
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtmsg *rtm;
+	uint32_t port;
+	int r = 0;
+
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		r = -errno;
+		goto out;
+	}
+	port = mnl_socket_get_portid(nl);
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = 1;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = AF_INET6;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		r = -errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		int cb;
+
+		if (len <= 0) {
+			r = len < 0 ? -errno : 0;
+			break;
+		}
+		cb = mnl_cb_run(buf, (size_t)len, 1, port, msg_cb, &a);
+		if (cb <= MNL_CB_STOP) {
+			r = cb < 0 ? -errno : 0;
+			break;
+		}
+	}
+out:
+	mnl_socket_close(nl);
+	return r;
 }

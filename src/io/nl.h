@@ -21,10 +21,16 @@ struct nl_handlers {
 	void (*mtu)(void *arg, unsigned ifindex, unsigned mtu);
 	/* usable: added and no longer tentative; false: removed (or not usable yet) */
 	void (*addr6)(void *arg, unsigned ifindex, bool usable, const uint8_t *addr, unsigned plen);
+	/* an IPv6 unicast route out of ifindex; gw all zero: on the link */
+	void (*route6)(void *arg, unsigned ifindex, bool add, const uint8_t *dst, unsigned len,
+		       const uint8_t *gw);
 };
 
 /* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers. */
 void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg);
+
+/* Every IPv6 route the kernel has, through the handlers (as notifications would). */
+int nl_route6_dump(const struct nl_handlers *h, void *arg);
 
 /* Requests, each on a socket of its own, acknowledged: 0 or -errno. */
 int nl_link_up(unsigned ifindex);

@@ -157,7 +157,7 @@ static void rx_meta(struct msghdr *h, uint32_t total, struct rx_meta *m)
 static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, const uint8_t *in)
 {
 	const struct sitd_addrs6 *a = __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE);
-	struct sitd_auto au = { .rd = &t->conf.rd, .addrs = a ? a->all : NULL,
+	struct sitd_auto au = { .rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE), .addrs = a ? a->all : NULL,
 				.naddrs = a ? a->n : 0 };
 	enum sitd_isatap_node node;
 

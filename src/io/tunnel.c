@@ -30,6 +30,8 @@
 #include "sock.h"
 #include "tun.h"
 
+static const struct nl_handlers nl_handlers;
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -101,6 +103,8 @@ static void tunnel_close(struct tunnel *t, bool delete)
 	else if (t->tun_fd >= 0 && !delete)
 		close(t->tun_fd);
 	free(t->addrs6);
+	free(t->routes6);
+	free(t->rd);
 	free(t);
 }
 
@@ -241,6 +245,13 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	t->req = *c;
 	t->conf = *c;
 	t->tun_fd = -1;
+	t->rd = malloc(sizeof(*t->rd));
+	if (!t->rd) {
+		log_warn("%s: out of memory", c->name);
+		free(t);
+		return NULL;
+	}
+	*t->rd = c->rd;
 	if (c->dev[0]) {
 		t->link = if_nametoindex(c->dev);
 		if (!t->link) {
@@ -476,6 +487,13 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	free(d->prev);
 	d->prev = NULL;
 	d->nprev = 0;
+	/* remote any: the routes the devices already have (taken over after a restart). */
+	for (unsigned i = 0; i < n; i++) {
+		if (added[i] && !added[i]->conf.remote) {
+			(void)nl_route6_dump(&nl_handlers, d);
+			break;
+		}
+	}
 	daemon_sync(d);
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
@@ -547,6 +565,25 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 	for (unsigned i = 0; i < ngone; i++)
 		tunnel_close(gone[i], delete);
 	free(gone);
+}
+
+int daemon_set_6rd(struct sitd_daemon *d, const char *name, const struct sitd_6rd *rd)
+{
+	struct tunnel *t = daemon_find(d, name);
+	struct sitd_6rd *n, *old;
+
+	if (!t)
+		return -1;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return -1;
+	*n = *rd;
+	t->conf.rd = *rd;
+	old = t->rd;
+	__atomic_store_n(&t->rd, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+	return 0;
 }
 
 /* ---- what the control thread reads ---------------------------------------------- */
@@ -743,6 +780,52 @@ static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *
 	free(old);
 }
 
+/*
+ * A route out of a remote-any tunnel's device came or went: its next hop is where the
+ * packets it sends there go (sitd_routes6_nexthop).  Published as link_addr6 does.
+ */
+static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *dst, unsigned len,
+			const uint8_t *gw)
+{
+	struct sitd_daemon *d = arg;
+	struct tunnel *t = by_ifindex(d, ifindex);
+	struct sitd_routes6 *old, *n;
+	uint32_t k;
+
+	if (!t || t->conf.remote)
+		return;
+	old = t->routes6;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		log_warn("%s: out of memory", t->conf.name);
+		return;
+	}
+	if (old)
+		*n = *old;
+	for (k = 0; k < n->n && !(n->r[k].len == len && !memcmp(n->r[k].dst, dst, 16)); k++)
+		;
+	if (add && k == n->n && n->n == SITD_ROUTES6_MAX) {
+		log_warnx("%s: more than %d IPv6 routes; sitd follows the first ones", t->conf.name,
+			  SITD_ROUTES6_MAX);
+		free(n);
+		return;
+	}
+	if (add) {
+		memcpy(n->r[k].dst, dst, 16);
+		n->r[k].len = (uint8_t)len;
+		memcpy(n->r[k].gw, gw, 16);
+		n->n += k == n->n;
+	} else if (k < n->n) {
+		n->r[k] = n->r[--n->n];
+	}
+	__atomic_store_n(&t->routes6, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+}
+
+static const struct nl_handlers nl_handlers = { .mtu = link_mtu, .addr6 = link_addr6,
+						.route6 = link_route6 };
+
 int daemon_netlink_fd(const struct sitd_daemon *d)
 {
 	return d->nl ? nl_fd(d->nl) : -1;
@@ -750,10 +833,8 @@ int daemon_netlink_fd(const struct sitd_daemon *d)
 
 void daemon_netlink_read(struct sitd_daemon *d)
 {
-	static const struct nl_handlers h = { .mtu = link_mtu, .addr6 = link_addr6 };
-
 	if (d->nl)
-		nl_link_read(d->nl, &h, d);
+		nl_link_read(d->nl, &nl_handlers, d);
 }
 
 /* ---- the daemon ------------------------------------------------------------------ */

@@ -237,6 +237,8 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 
 	sitd_tx_use(&w->tx, &t->conf, &t->tx_stats, &t->damper);
 	sitd_tx_addrs(&w->tx, __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE));
+	sitd_tx_routes(&w->tx, __atomic_load_n(&t->routes6, __ATOMIC_ACQUIRE));
+	w->tx.rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE);
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);
 	for (unsigned budget = TX_BUDGET; budget; budget--) {
