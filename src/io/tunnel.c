@@ -282,10 +282,16 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 
 	underlay = c->remote ? pmtu_query(c->local, c->remote, c->dev) : 0;
 	if (!underlay && !c->remote) {
-		/* remote any: many destinations; the device's MTU comes from the link's. */
+		/*
+		 * remote any: many destinations, many paths.  The IPv4 MTU is known only for a
+		 * tunnel bound to a device: that device's, minus 20; else 1280 (RFC 5969 9.1,
+		 * sitd_6rd_mtu_default).
+		 */
 		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
 
 		underlay = m > 0 ? (uint32_t)m : DEFAULT_UNDERLAY_MTU;
+		if (!t->conf.mtu)
+			t->conf.mtu = sitd_6rd_mtu_default(&t->conf, m > 0 ? (unsigned)m : 0);
 	} else if (!underlay) {
 		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
 

@@ -52,7 +52,9 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 		m->msg_controllen = 0;
 		m->msg_flags = 0;
 		if (t->link) {
+			/* CMSG_FIRSTHDR needs the room first, or it gives NULL. */
 			m->msg_control = w->tcmsg[k].buf;
+			m->msg_controllen = sizeof(w->tcmsg[k].buf);
 			m->msg_controllen = put_pktinfo(CMSG_FIRSTHDR(m), t);
 		}
 	}

@@ -80,6 +80,8 @@ start_sitd "$NS_B" 6to4-b -c "$LOGDIR/b.conf"
 PID_B=$LAST_PID
 start_sitd "$NS_R" 6to4-r -c "$LOGDIR/r.conf"
 PID_R=$LAST_PID
+expect_eq "remote any, no dev: MTU 1280 (RFC 5969 9.1: the IPv4 path MTU is not known)" \
+	"$(ip -n "$NS_A" -o link show tun6to4 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')" 1280
 expect_eq "show: remote any with 6to4's prefix" \
 	"$("$SITD" -S "$(sock_of "$PID_A")" show -j | jq -r '.[0] | .remote + " " + ."6rd".prefix')" \
 	"any 2002::/16"
@@ -106,13 +108,15 @@ ceconf 192.0.2.1 2001:db8:6010::1 >"$LOGDIR/ce1.conf"
 ceconf 192.0.2.2 2001:db8:6020::1 >"$LOGDIR/ce2.conf"
 # CE2's sitd also runs a second tunnel from 192.0.2.3 (remote any, local differs).
 echo "tunnel spoof mode sit remote any local 192.0.2.3 $rd" >>"$LOGDIR/ce2.conf"
-printf 'tunnel sr6 mode sit remote any local 192.0.2.254 %s\n\taddress 2001:db8:6fe0::1/36\n' "$rd" >"$LOGDIR/br.conf"
+printf 'tunnel sr6 mode sit remote any local 192.0.2.254 dev vr %s\n\taddress 2001:db8:6fe0::1/36\n' "$rd" >"$LOGDIR/br.conf"
 start_sitd "$NS_A" ce1 -c "$LOGDIR/ce1.conf"
 PID_A=$LAST_PID
 start_sitd "$NS_B" ce2 -c "$LOGDIR/ce2.conf"
 PID_B=$LAST_PID
 start_sitd "$NS_R" br -c "$LOGDIR/br.conf"
 PID_R=$LAST_PID
+expect_eq "remote any bound to dev vr: MTU 1500 - 20" \
+	"$(ip -n "$NS_R" -o link show sr6 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')" 1480
 expect_eq "show -j: the 6rd settings" \
 	"$("$SITD" -S "$(sock_of "$PID_A")" show -j sr6 | jq -c '.[0]."6rd"')" \
 	'{"prefix":"2001:db8:6000::/36","relay_prefix":"192.0.2.0/24"}'

@@ -45,4 +45,14 @@ for mode in sit ipip any; do
 	check "$mode: SIGINT (Ctrl-C) removed the device" bash -c "! ip -n $NS_A link show $TUN >/dev/null 2>&1"
 	teardown
 done
+
+# Bound to a device (dev): sent through it (IP_PKTINFO), received only from it.
+setup_pair
+start_sitd "$NS_A" sitd-a "$TUN" mode sit remote $B4 local $A4 dev va
+start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4 dev vb
+tun_up "$NS_A" "$TUN" $A6
+tun_up "$NS_B" "$TUN" $B6
+check "sit bound to dev: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+check "sit bound to dev: ping6 B -> A" nb ping -6 -c 3 -i 0.2 -W 2 -q $A6
+teardown
 finish
