@@ -12,6 +12,7 @@ pkgs=(
 	util-linux procps coreutils	# setpriv, unshare, ps, sha256sum
 	jq				# the tests read sitd show -j
 	python3				# test_6rd.sh builds one raw packet
+	radvd				# test_isatap.sh: the ISATAP router advertises
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -175,9 +175,11 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 				c->mode = SITD_MODE_IPIP;
 			else if (!strcmp(a, "any"))
 				c->mode = SITD_MODE_ANY;
+			else if (!strcmp(a, "isatap"))
+				c->mode = SITD_MODE_SIT, c->isatap = true;
 			else
 				return fail(err, errlen,
-					    "unknown tunnel mode \"%s\": expected sit, ipip or any", a);
+					    "unknown tunnel mode \"%s\": expected sit, ipip, any or isatap", a);
 		} else if (!strcmp(a, "remote")) {
 			ONCE(SEEN_REMOTE);
 			NEXT_ARG();
@@ -290,6 +292,21 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 				rdw[n6rd++] = argv[i];
 			}
 			rd_at = i;
+		} else if (!strcmp(a, "prl-default") || !strcmp(a, "prl-nodefault")) {
+			/* `ip tunnel prl`'s words, here in the tunnel's own line (RFC 5214 8.3.2). */
+			uint32_t pa;
+
+			NEXT_ARG();
+			if (c->nprl == SITD_PRL_MAX)
+				return fail(err, errlen, "more than %d PRL routers", SITD_PRL_MAX);
+			if (!parse_addr4(argv[i], &pa) || !addr_is_unicast(pa))
+				return fail(err, errlen, "invalid \"%s\" address \"%s\": expected a unicast IPv4 address",
+					    a, argv[i]);
+			for (unsigned k = 0; k < c->nprl; k++)
+				if (c->prl[k].addr == pa)
+					return fail(err, errlen, "\"%s\" given twice in the PRL", argv[i]);
+			c->prl[c->nprl].addr = pa;
+			c->prl[c->nprl++].flags = strcmp(a, "prl-default") ? 0 : SITD_PRL_DEFAULT;
 		} else if (!strcmp(a, "address")) {
 			NEXT_ARG();
 			if (c->naddrs == SITD_MAX_ADDRS)
@@ -384,6 +401,17 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			return fail(err, errlen,
 				    "cannot determine tunnel mode: give \"mode sit\", \"mode ipip\" or \"mode any\"");
 	}
+	/* ISATAP is NBMA: remote any, as `ip tunnel add NAME mode isatap` has it. */
+	if (c->isatap && !(seen & SEEN_REMOTE)) {
+		seen |= SEEN_REMOTE;
+		remote_any = 0;
+	}
+	if (c->isatap && (remote_any < 0 || !c->local)) {
+		*bad = -1;
+		return fail(err, errlen, "mode isatap needs remote any and a local address (its interface identifier)");
+	}
+	if (c->nprl && !c->isatap)
+		return fail(err, errlen, "a PRL (prl-default, prl-nodefault) is for mode isatap");
 	if (!(seen & SEEN_REMOTE))
 		return fail(err, errlen, "missing \"remote ADDR\"");
 	if (remote_any >= 0 && (c->mode != SITD_MODE_SIT || c->encap != SITD_ENCAP_NONE)) {

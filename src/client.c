@@ -17,7 +17,7 @@
 
 enum { REQUEST_MAX = 256, ANSWER_MS = 10000 };
 
-static const char *const commands[] = { "show", "status", "reload", "sandbox", "6rd" };
+static const char *const commands[] = { "show", "status", "reload", "sandbox", "6rd", "prl" };
 
 bool client_is_command(const char *word)
 {

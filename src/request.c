@@ -17,6 +17,7 @@ static const struct {
 	{ "reload", SITD_REQ_RELOAD, "", false },
 	{ "sandbox", SITD_REQ_SANDBOX, "", false },
 	{ "6rd", SITD_REQ_6RD, "", false },
+	{ "prl", SITD_REQ_PRL, "", false },
 };
 
 enum { WORDS_6RD = 16, WORD_6RD = 64 };
@@ -28,8 +29,8 @@ static int fail(char *err, size_t errlen, const char *what, const char *w, size_
 }
 
 
-/* `6rd` and its words: iproute2's do_6rd grammar (sixrd.h), words split at spaces. */
-static int parse_6rd(const char *line, size_t len, struct sitd_request *r, char *err, size_t errlen)
+/* `6rd` or `prl` and its words: iproute2's do_6rd / do_prl grammar (sixrd.h). */
+static int parse_words(const char *line, size_t len, struct sitd_request *r, char *err, size_t errlen)
 {
 	char words[WORDS_6RD][WORD_6RD];
 	const char *argv[WORDS_6RD];
@@ -53,6 +54,8 @@ static int parse_6rd(const char *line, size_t len, struct sitd_request *r, char 
 		argv[argc] = words[argc];
 		argc++;
 	}
+	if (r->kind == SITD_REQ_PRL)
+		return sitd_prl_parse(argc, argv, &r->prl, err, errlen);
 	return sitd_6rd_parse(argc, argv, &r->rd, err, errlen);
 }
 
@@ -96,8 +99,8 @@ int sitd_request_parse(const char *line, size_t len, struct sitd_request *r, cha
 			if (which < 0)
 				return fail(err, errlen, "unknown request", line + start, k);
 			r->kind = reqs[which].kind;
-			if (r->kind == SITD_REQ_6RD)
-				return parse_6rd(line + i, len - i, r, err, errlen);
+			if (r->kind == SITD_REQ_6RD || r->kind == SITD_REQ_PRL)
+				return parse_words(line + i, len - i, r, err, errlen);
 			continue;
 		}
 		if (k == 2 && line[start] == '-' && line[start + 1] &&
@@ -125,6 +128,19 @@ size_t sitd_request_format(const struct sitd_request *r, char *buf, size_t cap)
 	const char *word = "show";
 	int n;
 
+	if (r->kind == SITD_REQ_PRL) {
+		uint8_t b[4] = { (uint8_t)(r->prl.addr >> 24), (uint8_t)(r->prl.addr >> 16),
+				 (uint8_t)(r->prl.addr >> 8), (uint8_t)r->prl.addr };
+		char a[16];
+
+		inet_ntop(AF_INET, b, a, sizeof(a));
+		n = snprintf(buf, cap, "prl dev %s %s %s", r->prl.dev,
+			     r->prl.op == SITD_PRL_OP_DEL ? "prl-delete" :
+			     r->prl.flags & SITD_PRL_DEFAULT ? "prl-default" : "prl-nodefault", a);
+		if (n < 0 || !cap)
+			return 0;
+		return (size_t)n < cap ? (size_t)n : cap - 1;
+	}
 	if (r->kind == SITD_REQ_6RD) {
 		char p[48], a[16];
 		uint8_t b[4] = { (uint8_t)(r->rd.relay_prefix >> 24), (uint8_t)(r->rd.relay_prefix >> 16),

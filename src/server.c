@@ -338,6 +338,26 @@ static int req_6rd(struct server *s, struct client *c, const struct sitd_request
 	return reply(c, "ok\n");
 }
 
+/* `sitd prl dev NAME ...`, as `ip tunnel prl`: root only, an ISATAP tunnel. */
+static int req_prl(struct server *s, struct client *c, const struct sitd_request *r)
+{
+	char msg[160];
+	int e;
+
+	if (c->uid != 0)
+		return reply(c, "error: prl needs root\n");
+	e = daemon_prl(s->d, &r->prl);
+	if (e == -ENODEV)
+		snprintf(msg, sizeof(msg), "error: no ISATAP tunnel \"%s\"\n", r->prl.dev);
+	else if (e < 0)
+		snprintf(msg, sizeof(msg), "error: prl: %s\n", strerror(-e));
+	else
+		snprintf(msg, sizeof(msg), "ok\n");
+	if (e == 0)
+		log_info("%s: PRL changed", r->prl.dev);
+	return reply(c, msg);
+}
+
 /* Indexed by enum sitd_req. */
 static int (*const requests[])(struct server *s, struct client *c, const struct sitd_request *r) = {
 	[SITD_REQ_SHOW] = req_show,
@@ -345,6 +365,7 @@ static int (*const requests[])(struct server *s, struct client *c, const struct 
 	[SITD_REQ_RELOAD] = req_reload,
 	[SITD_REQ_SANDBOX] = req_sandbox,
 	[SITD_REQ_6RD] = req_6rd,
+	[SITD_REQ_PRL] = req_prl,
 };
 
 static void answer(struct server *s, struct client *c)

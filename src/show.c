@@ -151,6 +151,35 @@ static void prefix(char *s, size_t len, const struct sitd_prefix *x)
 	snprintf(s, len, "%s/%u", a, x->len);
 }
 
+/* ISATAP's PRL: text as prl-default / prl-nodefault words, JSON as an array. */
+static void show_prl(struct pr *p, const struct sitd_conf *c)
+{
+	char a[INET_ADDRSTRLEN];
+	uint8_t b[4];
+
+	if (p->json) {
+		key(p, "prl");
+		out(p, "[");
+		p->comma = false;
+	}
+	for (unsigned i = 0; i < c->nprl; i++) {
+		wr32(b, c->prl[i].addr);
+		inet_ntop(AF_INET, b, a, sizeof(a));
+		if (p->json) {
+			pr_open(p, NULL, NULL);
+			pr_str(p, "addr", NULL, a);
+			pr_bool(p, "default", NULL, c->prl[i].flags & SITD_PRL_DEFAULT);
+			pr_close(p);
+		} else {
+			out(p, " %s %s", c->prl[i].flags & SITD_PRL_DEFAULT ? "prl-default" : "prl-nodefault", a);
+		}
+	}
+	if (p->json) {
+		out(p, "]");
+		p->comma = true;
+	}
+}
+
 /* A remote-any tunnel's 6rd settings, as `ip tunnel show` prints them (6rd-prefix ...). */
 static void show_6rd(struct pr *p, const struct sitd_6rd *rd)
 {
@@ -257,7 +286,11 @@ static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 		pr_u64(p, "encap_dport", " encap-dport %" PRIu64, c->encap_dport);
 		pr_bool(p, "encap_csum", " encap-csum", c->encap_csum);
 	}
-	if (!c->remote)
+	if (c->isatap)
+		pr_bool(p, "isatap", " isatap", true);
+	if (c->isatap)
+		show_prl(p, c);
+	else if (!c->remote)
 		show_6rd(p, &c->rd);
 	show_addrs(p, c);
 	if (c->mtu)	/* 0 until the device exists: as parsed, "the default" */

@@ -49,6 +49,15 @@ struct sitd_6rd {
 	uint8_t relay_prefixlen;	/* 0..32 */
 };
 
+/* ISATAP's Potential Router List (RFC 5214 8.3.2), as the kernel keeps it (ip_tunnel_prl). */
+#define SITD_PRL_DEFAULT 0x0001u	/* PRL_DEFAULT (if_tunnel.h): may be a default router */
+#define SITD_PRL_MAX 16			/* prl words in a stanza */
+
+struct sitd_prl_entry {
+	uint32_t addr;
+	uint16_t flags;
+};
+
 /* An IPv6 address of a device, with its prefix length. */
 struct sitd_if6 {
 	uint8_t addr[16];
@@ -72,6 +81,9 @@ struct sitd_conf {
 	bool nogso;			/* no TSO on the TUN device: the kernel segments */
 	bool nogro;			/* write received segments one by one */
 	struct sitd_6rd rd;		/* used when remote is any */
+	bool isatap;			/* mode isatap: sit, remote any, ISATAP rules (RFC 5214) */
+	uint8_t nprl;
+	struct sitd_prl_entry prl[SITD_PRL_MAX];
 	/* Put on the device when it comes up, again after a restart, gone with it. */
 	uint8_t naddrs, nroutes;
 	struct sitd_prefix addrs[SITD_MAX_ADDRS];

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "sixrd.h"
 
+#include "csum.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -679,4 +681,24 @@ const uint8_t *sitd_routes6_nexthop(const struct sitd_routes6 *rt, const uint8_t
 		    sitd_ip6_prefix_equal(rt->r[i].dst, dst, rt->r[i].len))
 			best = &rt->r[i];
 	return best ? best->gw : NULL;
+}
+
+bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len)
+{
+	return len >= IPV6_HDR_LEN + 16 && ip_version(pkt) == 6 && pkt[IP6_NXT] == 58 &&
+	       pkt[IPV6_HDR_LEN] == 134;
+}
+
+bool sitd_ra_no_default(uint8_t *pkt, uint32_t len)
+{
+	uint8_t *ra = pkt + IPV6_HDR_LEN;
+	uint16_t old;
+
+	if (!sitd_ip6_is_ra(pkt, len) || !(ra[6] | ra[7]))
+		return false;
+	/* RFC 4861 4.2: Router Lifetime, bytes 6-7; 0 = not a default router. */
+	old = rd16(ra + 6);
+	wr16(ra + 6, 0);
+	csum_replace16(ra + 2, old, 0);
+	return true;
 }

@@ -91,12 +91,7 @@ bool sitd_ip6_is_unicast(const uint8_t a[16]);
 
 /* ---- The Potential Router List (RFC 5214 8.3.2; the kernel's t->prl) ---- */
 
-#define SITD_PRL_DEFAULT 0x0001u	/* PRL_DEFAULT (if_tunnel.h): may be a default router */
-
-struct sitd_prl_entry {
-	uint32_t addr;
-	uint16_t flags;
-};
+/* SITD_PRL_DEFAULT and struct sitd_prl_entry: conf.h, tunnel settings. */
 
 /* The list over caller storage: e[0..n), oldest first; the kernel lists newest first. */
 struct sitd_prl {
@@ -228,6 +223,17 @@ struct sitd_routes6 {
 
 /* The next hop toward dst by longest prefix: the gateway, or :: on the link; NULL: none. */
 const uint8_t *sitd_routes6_nexthop(const struct sitd_routes6 *rt, const uint8_t dst[16]);
+
+/*
+ * ISATAP: a router advertisement from a PRL router without PRL_DEFAULT must not make it a
+ * default router (ndisc_router_discovery() skips NDISC_NODETYPE_NODEFAULT); a TUN write
+ * cannot carry that mark, so the RA's router lifetime is set to 0 and the ICMPv6 checksum
+ * mended.  true when pkt (an IPv6 packet) was such an RA and was changed.
+ */
+bool sitd_ra_no_default(uint8_t *pkt, uint32_t len);
+
+/* An ICMPv6 router advertisement (type 134) right after the IPv6 header. */
+bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len);
 
 unsigned sitd_6rd_mtu_default(const struct sitd_conf *c, unsigned ipv4_mtu);
 

@@ -38,6 +38,7 @@
 	X(rx_6rd_spoofed_src, "6rd/6to4 inner source embeds another IPv4 address than the outer source") \
 	X(rx_6rd_spoofed_dst, "6rd/6to4 inner destination embeds another IPv4 address than the outer one, not our prefix") \
 	X(rx_isatap_src, "ISATAP source neither a PRL router nor an on-link host matching the outer source") \
+	X(rx_isatap_ra_host, "ISATAP router advertisement from a host, not a PRL router")  \
 	X(tx_no_nexthop, "automatic destination needed a next hop and the route has none")       \
 	X(tx_isatap_nexthop, "ISATAP next hop is not a unicast ISATAP address")                \
 	X(tx_not_v4compat, "no 6rd/6to4 destination and the next hop is not ::a.b.c.d")         \

@@ -25,6 +25,7 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
 	tx->local = conf->local;
 	tx->remote = conf->remote;
 	tx->rd = &conf->rd;
+	tx->isatap = conf->isatap;
 	tx->ttl = conf->ttl;
 	tx->tos = conf->tos;
 	tx->pmtudisc = conf->pmtudisc;
@@ -207,20 +208,24 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	tx->dst = tx->remote;
 	if (!tx->dst) {
 		/*
-		 * remote any, as ipip6_tunnel_xmit(): a destination inside the 6rd / 6to4 prefix
-		 * names its IPv4 address (try_6rd); else the route's next hop must be
-		 * v4-compatible ::a.b.c.d (the destination itself on the link).  A route sitd
-		 * has not seen counts as on the link: the packet did come out of this device.
-		 * Failures are dropped silently, as the kernel's tx_error.
+		 * remote any, as ipip6_tunnel_xmit(): on ISATAP the next hop's embedded IPv4
+		 * address (RFC 5214 8.4); a destination inside the 6rd / 6to4 prefix names its
+		 * IPv4 address (try_6rd); else the route's next hop must be v4-compatible
+		 * ::a.b.c.d.  On the link, the next hop is the destination itself, as the
+		 * neighbour entry's key is; a route sitd has not seen counts as on the link: the
+		 * packet did come out of this device.  Failures are dropped silently, as the
+		 * kernel's tx_error.
 		 */
 		static const uint8_t onlink[16];
-		struct sitd_auto au = { .rd = tx->rd };
+		struct sitd_auto au = { .rd = tx->rd, .isatap = tx->isatap };
 		const uint8_t *nh;
 
 		if (ii.version != 6)
 			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
 		nh = sitd_routes6_nexthop(tx->routes6, pkt + IP6_DST);
-		switch (sitd_auto_tx_dst(&au, pkt + IP6_DST, nh ? nh : onlink, &tx->dst)) {
+		if (!nh || !memcmp(nh, onlink, 16))
+			nh = pkt + IP6_DST;
+		switch (sitd_auto_tx_dst(&au, pkt + IP6_DST, nh, &tx->dst)) {
 		case SITD_DST_OK:
 			break;
 		case SITD_DST_NO_NEXTHOP:

@@ -67,6 +67,7 @@ struct sitd_tx {
 	uint8_t encap_len;		/* what the encapsulation costs on the path: 20, 28, 32 */
 	uint32_t local, remote;		/* remote 0: any, chosen per packet by rd */
 	const struct sitd_6rd *rd;
+	bool isatap;			/* remote any by ISATAP's rules: the next hop's IPv4 */
 	const struct sitd_routes6 *routes6;	/* remote any: the device's routes; NULL: none */
 	uint8_t ttl, tos;
 	bool pmtudisc;

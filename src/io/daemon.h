@@ -52,6 +52,11 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 struct sitd_6rd;
 int daemon_set_6rd(struct sitd_daemon *d, const char *name, const struct sitd_6rd *rd);
 
+/* Change an ISATAP tunnel's PRL (`sitd prl`): 0, -ENODEV (no such ISATAP tunnel), or the
+ * kernel's errno for the change (sitd_prl_apply). */
+struct sitd_prl_cmd;
+int daemon_prl(struct sitd_daemon *d, const struct sitd_prl_cmd *cmd);
+
 /* The running tunnels, in the order they were added. */
 unsigned daemon_count(const struct sitd_daemon *d);
 struct tunnel *daemon_tunnel(const struct sitd_daemon *d, unsigned i);

@@ -76,10 +76,19 @@ struct tunnel {
 	struct sitd_addrs6 *addrs6;	/* published by the control thread; NULL: none */
 	struct sitd_routes6 *routes6;	/* remote any: the device's routes, likewise */
 	struct sitd_6rd *rd;		/* the 6rd settings in effect, likewise (never NULL) */
+	struct tunnel_prl *prl;		/* ISATAP's PRL, likewise; NULL: not ISATAP */
+	uint64_t rs_next;		/* ISATAP: when to solicit the PRL routers next */
+	unsigned rs_sent;
 	struct sitd_rx rx;		/* receive settings for sitd_rx_decap */
 	/* One writer each: the TUN owner writes tx_stats, the outer owner rx_stats. */
 	struct sitd_stats tx_stats, rx_stats;
 	uint64_t pmtu_seen_tx;		/* control thread: tx_packets at the last refresh */
+};
+
+/* A PRL with its own storage, published whole (copy on change). */
+struct tunnel_prl {
+	struct sitd_prl prl;
+	struct sitd_prl_entry e[SITD_PRL_MAX];
 };
 
 /* Per worker, allocated once: nothing on the per-packet path allocates or locks. */
@@ -132,6 +141,7 @@ struct sitd_daemon {
 	uint64_t gp;			/* grace period, see daemon_sync */
 	bool stopping;
 	struct mnl_socket *nl;
+	int icmp6_fd;			/* ISATAP: router solicitations to the PRL */
 	/* Settings of tunnels stopped to start again (a changed stanza), for tunnel_open to
 	 * take off what the new settings no longer have. */
 	struct sitd_conf *prev;

@@ -287,3 +287,37 @@ out:
 	mnl_socket_close(nl);
 	return r;
 }
+
+int nl_isatap_setup(unsigned ifindex, const uint8_t token[16])
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+	struct nlattr *spec, *af;
+	int r;
+
+	/* No link-local of the kernel's own making: the ISATAP one is added instead. */
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
+	af = mnl_attr_nest_start(nlh, AF_INET6);
+	mnl_attr_put_u8(nlh, IFLA_INET6_ADDR_GEN_MODE, IN6_ADDR_GEN_MODE_NONE);
+	mnl_attr_nest_end(nlh, af);
+	mnl_attr_nest_end(nlh, spec);
+	r = nl_talk(nlh);
+	if (r < 0)
+		return r;
+	/* The token: addresses from router advertisements end in ::0[2]00:5efe:a.b.c.d
+	 * (`ip token set`). */
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_SETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_INET6;
+	ifi->ifi_index = (int)ifindex;
+	spec = mnl_attr_nest_start(nlh, IFLA_PROTINFO);
+	mnl_attr_put(nlh, IFLA_INET6_TOKEN, 16, token);
+	mnl_attr_nest_end(nlh, spec);
+	return nl_talk(nlh);
+}

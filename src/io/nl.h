@@ -37,5 +37,7 @@ int nl_link_up(unsigned ifindex);
 /* Add (NLM_F_REPLACE: again is no error) or remove an address or a route on ifindex. */
 int nl_addr(bool add, unsigned ifindex, const struct sitd_prefix *p);
 int nl_route(bool add, unsigned ifindex, const struct sitd_route *r);
+/* ISATAP: no link-local of the kernel's making, and this token for SLAAC (`ip token set`). */
+int nl_isatap_setup(unsigned ifindex, const uint8_t token[16]);
 
 #endif

@@ -154,18 +154,20 @@ static void rx_meta(struct msghdr *h, uint32_t total, struct rx_meta *m)
  * remote any (6to4, 6rd): an inner address inside the prefix must embed the outer one
  * (packet_is_spoofed, check_6rd, only_dnatted in net/ipv6/sit.c).  true: let it in.
  */
-static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, const uint8_t *in)
+static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, uint8_t *in, uint32_t ilen)
 {
 	const struct sitd_addrs6 *a = __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE);
-	struct sitd_auto au = { .rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE), .addrs = a ? a->all : NULL,
-				.naddrs = a ? a->n : 0 };
-	enum sitd_isatap_node node;
+	const struct tunnel_prl *prl = __atomic_load_n(&t->prl, __ATOMIC_ACQUIRE);
+	struct sitd_auto au = { .rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE),
+				.prl = prl ? &prl->prl : NULL, .addrs = a ? a->all : NULL,
+				.naddrs = a ? a->n : 0, .isatap = t->conf.isatap };
+	enum sitd_isatap_node node = SITD_ISATAP_REFUSED;
 
 	if (t->conf.remote || ip_version(in) != 6)
 		return true;
 	switch (sitd_packet_is_spoofed(&au, osrc, odst, in + IP6_SRC, in + IP6_DST, &node)) {
 	case SITD_SPOOF_OK:
-		return true;
+		break;
 	case SITD_SPOOF_SRC:
 		STAT_DROP(&t->rx_stats, rx_6rd_spoofed_src);
 		return false;
@@ -176,7 +178,21 @@ static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, const uint8_
 		STAT_DROP(&t->rx_stats, rx_isatap_src);
 		return false;
 	}
-	return false;
+	/*
+	 * ISATAP: the kernel tags what came from a PRL router or a host, and its neighbour
+	 * discovery ignores a host's router advertisement and makes no default router of a
+	 * PRL router without PRL_DEFAULT (ndisc_router_discovery).  A TUN write carries no
+	 * tag: sitd does both here.
+	 */
+	if (t->conf.isatap && sitd_ip6_is_ra(in, ilen)) {
+		if (node == SITD_ISATAP_HOST) {
+			STAT_DROP(&t->rx_stats, rx_isatap_ra_host);
+			return false;
+		}
+		if (node == SITD_ISATAP_NODEFAULT)
+			sitd_ra_no_default(in, ilen);
+	}
+	return true;
 }
 
 /* Protocol 41 or 4: the outer header is in the packet, as raw sockets hand it over. */
@@ -199,7 +215,7 @@ static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
 			continue;
 		}
 		if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0 &&
-		    auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off))
+		    auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
 			rx_push(w, t, p + off, ilen);
 	}
 }

@@ -105,6 +105,7 @@ static void tunnel_close(struct tunnel *t, bool delete)
 	free(t->addrs6);
 	free(t->routes6);
 	free(t->rd);
+	free(t->prl);
 	free(t);
 }
 
@@ -185,6 +186,31 @@ static bool has_route(const struct sitd_conf *c, const struct sitd_route *r)
 }
 
 /*
+ * The u bit of an ISATAP interface identifier (RFC 5214 6.1): 1 for a globally unique
+ * IPv4 address, 0 for the private, special and documentation ranges isatap_ifid() lists.
+ */
+static bool isatap_global(uint32_t a)
+{
+	return !((a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 || (a >> 16) == 0xa9fe ||
+		 (a >> 20) == 0xac1 || (a >> 8) == 0xc00002 || (a >> 8) == 0xc05863 ||
+		 (a >> 16) == 0xc0a8 || (a >> 17) == (0xc612 >> 1) || (a >> 8) == 0xc63364 ||
+		 (a >> 8) == 0xcb0071 || (a >> 28) == 0xe || a == 0xffffffffu);
+}
+
+/* An ISATAP device: its own link-local only, and the token SLAAC builds addresses from. */
+static void isatap_setup(const struct tunnel *t)
+{
+	static const uint8_t zero[8];
+	uint8_t token[16];
+	int r;
+
+	sitd_isatap_addr(zero, t->conf.local, isatap_global(t->conf.local), token);
+	r = nl_isatap_setup(t->ifindex, token);
+	if (r < 0)
+		log_warnx("%s: cannot set the ISATAP interface identifier: %s", t->conf.name, strerror(-r));
+}
+
+/*
  * The stanza's `address` and `route` words, as wg-quick applies Address= and OpenVPN its
  * routes: the device up, then the addresses, then the routes.  Applied again after a
  * restart (replacing, so no error), taken off when a changed stanza no longer has them,
@@ -206,11 +232,23 @@ static void tunnel_configure(struct sitd_daemon *d, struct tunnel *t)
 	for (unsigned i = 0; old && i < old->naddrs; i++)
 		if (!has_addr(c, &old->addrs[i]))
 			(void)nl_addr(false, t->ifindex, &old->addrs[i]);
-	if (!c->naddrs && !c->nroutes)
+	if (c->isatap)
+		isatap_setup(t);
+	if (!c->naddrs && !c->nroutes && !c->isatap)
 		return;
 	r = nl_link_up(t->ifindex);
 	if (r < 0)
 		log_warnx("%s: cannot set the device up: %s", c->name, strerror(-r));
+	if (c->isatap) {
+		/* The link-local fe80::0[2]00:5efe:a.b.c.d (RFC 5214 6.2): routers answer it. */
+		struct sitd_prefix ll = { .family = 6, .len = 64 };
+		static const uint8_t fe80[8] = { 0xfe, 0x80 };
+
+		sitd_isatap_addr(fe80, c->local, isatap_global(c->local), ll.addr);
+		r = nl_addr(true, t->ifindex, &ll);
+		if (r < 0)
+			log_warnx("%s: cannot add the ISATAP link-local address: %s", c->name, strerror(-r));
+	}
 	for (unsigned i = 0; i < c->naddrs; i++) {
 		r = nl_addr(true, t->ifindex, &c->addrs[i]);
 		if (r < 0) {
@@ -252,6 +290,19 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		return NULL;
 	}
 	*t->rd = c->rd;
+	if (c->isatap) {
+		t->prl = calloc(1, sizeof(*t->prl));
+		if (!t->prl) {
+			log_warn("%s: out of memory", c->name);
+			free(t->rd);
+			free(t);
+			return NULL;
+		}
+		sitd_prl_init(&t->prl->prl, t->prl->e, SITD_PRL_MAX);
+		/* In the order given, as `ip tunnel prl` commands would add them. */
+		for (unsigned k = 0; k < c->nprl; k++)
+			(void)sitd_prl_add(&t->prl->prl, c->prl[k].addr, c->prl[k].flags, false);
+	}
 	if (c->dev[0]) {
 		t->link = if_nametoindex(c->dev);
 		if (!t->link) {
@@ -592,6 +643,33 @@ int daemon_set_6rd(struct sitd_daemon *d, const char *name, const struct sitd_6r
 	return 0;
 }
 
+int daemon_prl(struct sitd_daemon *d, const struct sitd_prl_cmd *cmd)
+{
+	struct tunnel *t = daemon_find(d, cmd->dev);
+	struct tunnel_prl *n, *old;
+	int e;
+
+	if (!t || !t->prl)
+		return -ENODEV;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	*n = *t->prl;
+	n->prl.e = n->e;	/* the copy's own storage */
+	e = sitd_prl_apply(&n->prl, cmd);
+	if (e < 0) {
+		free(n);
+		return e;
+	}
+	/* What show prints, newest first as the kernel lists them. */
+	t->conf.nprl = (uint8_t)sitd_prl_get(&n->prl, 0, t->conf.prl, SITD_PRL_MAX);
+	old = t->prl;
+	__atomic_store_n(&t->prl, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+	return 0;
+}
+
 /* ---- what the control thread reads ---------------------------------------------- */
 
 unsigned daemon_count(const struct sitd_daemon *d)
@@ -646,12 +724,42 @@ unsigned daemon_workers(const struct sitd_daemon *d)
 	return d->nw;
 }
 
+/*
+ * ISATAP hosts solicit the routers of their PRL, at their ISATAP link-local addresses
+ * (RFC 5214 8.3.4), as isatapd does for the kernel's ISATAP device: the kernel would send
+ * its solicitation to ff02::2, which an NBMA link cannot carry.  Three a second apart,
+ * then one a minute; the answers come back through the tunnel like any packet.
+ */
+static void isatap_solicit(struct sitd_daemon *d, struct tunnel *t, uint64_t now)
+{
+	static const uint8_t fe80[8] = { 0xfe, 0x80 };
+	const uint8_t rs[8] = { 133 };	/* RFC 4861 4.1; the kernel fills the checksum */
+
+	if (!t->prl || now < t->rs_next || d->icmp6_fd < 0)
+		return;
+	for (uint32_t k = 0; k < t->prl->prl.n; k++) {
+		struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_scope_id = t->ifindex };
+		uint32_t v4 = t->prl->prl.e[k].addr;
+
+		sitd_isatap_addr(fe80, v4, isatap_global(v4), to.sin6_addr.s6_addr);
+		if (sendto(d->icmp6_fd, rs, sizeof(rs), 0, (struct sockaddr *)&to, sizeof(to)) < 0 &&
+		    t->rs_sent == 0)
+			log_warn("%s: cannot solicit PRL router %u.%u.%u.%u", t->conf.name, v4 >> 24,
+				 (v4 >> 16) & 0xff, (v4 >> 8) & 0xff, v4 & 0xff);
+	}
+	t->rs_sent++;
+	t->rs_next = now + (t->rs_sent < 3 ? 1000000000ull : 60000000000ull);
+}
+
 void daemon_tick(struct sitd_daemon *d)
 {
+	uint64_t now = now_ns();
+
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *t = d->t[i];
 		uint64_t sent = __atomic_load_n(&t->tx_stats.tx_packets, __ATOMIC_RELAXED);
 
+		isatap_solicit(d, t, now);
 		if (sent != t->pmtu_seen_tx) {
 			t->pmtu_seen_tx = sent;
 			path_mtu_refresh(t);
@@ -866,6 +974,12 @@ struct sitd_daemon *daemon_new(unsigned workers)
 	d->nl = nl_link_open();
 	if (!d->nl)
 		log_warn("no link notifications; mtu bounds are not enforced");
+	d->icmp6_fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6);
+	if (d->icmp6_fd >= 0) {
+		int hops = 255;	/* neighbour discovery is refused with any other (RFC 4861 6.1.1) */
+
+		(void)setsockopt(d->icmp6_fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof(hops));
+	}
 	return d;
 }
 
@@ -883,6 +997,8 @@ void daemon_free(struct sitd_daemon *d, enum daemon_end end)
 	workers_free(d);
 	if (d->nl)
 		mnl_socket_close(d->nl);
+	if (d->icmp6_fd >= 0)
+		close(d->icmp6_fd);
 	free(d->prev);
 	free(d->t);
 	free(d);

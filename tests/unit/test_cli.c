@@ -230,8 +230,8 @@ struct reject_case {
 
 static struct reject_case reject_cases[] = {
 	{ "reject: unknown mode gre", { "tun0", "mode", "gre", "remote", R, NULL }, { "\"gre\"", "mode" } },
-	{ "reject: mode isatap is not supported",
-	  { "tun0", "mode", "isatap", "remote", R, NULL }, { "\"isatap\"", NULL } },
+	{ "reject: mode isatap without a local address",
+	  { "tun0", "mode", "isatap", NULL }, { "isatap", NULL } },
 	{ "reject: \"rem\" is no prefix of remote", { "sit1", "rem", R, NULL }, { "\"rem\"", NULL } },
 	{ "reject: \"pmtu\" is no prefix of pmtudisc",
 	  { "sit1", "remote", R, "pmtu", NULL }, { "\"pmtu\"", NULL } },
