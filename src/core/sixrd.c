@@ -696,8 +696,9 @@ bool sitd_ra_no_default(uint8_t *pkt, uint32_t len)
 
 	if (!sitd_ip6_is_ra(pkt, len) || !(ra[6] | ra[7]))
 		return false;
-	/* RFC 4861 4.2: Router Lifetime, bytes 6-7; 0 = not a default router. */
-	old = rd16(ra + 6);
+	/* RFC 4861 4.2: Router Lifetime, bytes 6-7; 0 = not a default router.  RFC 1624:
+	 * the checksum mended from the word's old and new values, in the sums' order. */
+	old = csum_ld16(ra + 6);
 	wr16(ra + 6, 0);
 	csum_replace16(ra + 2, old, 0);
 	return true;

@@ -558,6 +558,35 @@ static void test_cli_remote_any(void **state)
 	assert_non_null(strstr(err, "remote any"));
 }
 
+/* mode isatap: remote any implied, a local address needed, the PRL words. */
+static void test_cli_isatap(void **state)
+{
+	const char *ok[] = { "isatap0", "mode", "isatap", "local", "192.0.2.1", "prl-default",
+			     "192.0.2.254", "prl-nodefault", "192.0.2.253", NULL };
+	const char *twice[] = { "isatap0", "mode", "isatap", "local", "192.0.2.1", "prl-default",
+				"192.0.2.254", "prl-nodefault", "192.0.2.254", NULL };
+	const char *nolocal[] = { "isatap0", "mode", "isatap", NULL };
+	const char *notisatap[] = { "sit1", "remote", "192.0.2.2", "prl-default", "192.0.2.254", NULL };
+	struct sitd_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse_line(ok, &c, err, sizeof(err)), 0);
+	assert_true(c.isatap);
+	assert_int_equal(c.mode, SITD_MODE_SIT);
+	assert_int_equal(c.remote, 0);
+	assert_int_equal(c.nprl, 2);
+	assert_int_equal(c.prl[0].addr, 0xc00002feu);
+	assert_int_equal(c.prl[0].flags, SITD_PRL_DEFAULT);
+	assert_int_equal(c.prl[1].flags, 0);
+	assert_int_equal(parse_line(twice, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "twice"));
+	assert_int_equal(parse_line(nolocal, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "local"));
+	assert_int_equal(parse_line(notisatap, &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "isatap"));
+}
+
 static void test_cli_addresses_routes_refused(void **state)
 {
 	static const struct {
@@ -596,7 +625,7 @@ static void test_cli_addresses_routes_refused(void **state)
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
-				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 5];
+				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 6];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
@@ -608,5 +637,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_addresses_routes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_addresses_routes_refused);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_remote_any);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_isatap);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -921,9 +921,76 @@ static void test_mtu(void **state)
 	assert_int_equal(sitd_6rd_mtu_default(&c, 0), 1280);
 }
 
+/* An independent one's-complement sum over an ICMPv6 packet with its pseudo-header. */
+static uint16_t icmp6_sum(const uint8_t *p, uint32_t len)
+{
+	uint32_t s = 0, plen = len - 40;
+
+	for (int i = 8; i < 40; i += 2)		/* source and destination */
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	s += plen + 58;
+	for (uint32_t i = 40; i < len; i += 2)
+		s += (uint32_t)(p[i] << 8 | (i + 1 < len ? p[i + 1] : 0));
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* sitd_ra_no_default: router lifetime 0, checksum still right; other packets untouched. */
+static void test_ra_no_default(void **state)
+{
+	uint8_t p[40 + 16] = { 0x60, [4] = 0, [5] = 16, [6] = 58, [7] = 255,
+			       [8] = 0xfe, [9] = 0x80, [23] = 1, [24] = 0xfe, [25] = 0x80, [39] = 2,
+			       [40] = 134, [44] = 64, [46] = 0x07, [47] = 0x08, [48] = 0, [51] = 5 };
+	uint16_t c;
+
+	(void)state;
+	c = (uint16_t)~icmp6_sum(p, sizeof(p));
+	p[42] = (uint8_t)(c >> 8);
+	p[43] = (uint8_t)c;
+	assert_int_equal(icmp6_sum(p, sizeof(p)), 0xffff);
+	assert_true(sitd_ip6_is_ra(p, sizeof(p)));
+	assert_true(sitd_ra_no_default(p, sizeof(p)));
+	assert_int_equal(p[46] | p[47], 0);
+	assert_int_equal(icmp6_sum(p, sizeof(p)), 0xffff);
+	assert_false(sitd_ra_no_default(p, sizeof(p)));	/* lifetime 0 already */
+	p[40] = 133;	/* a solicitation: not an advertisement */
+	assert_false(sitd_ip6_is_ra(p, sizeof(p)));
+	assert_false(sitd_ra_no_default(p, sizeof(p)));
+	assert_false(sitd_ip6_is_ra(p, 55));	/* too short for an RA */
+}
+
+/* sitd_routes6_nexthop: the longest prefix wins; :: on the link; none: NULL. */
+static void test_routes6(void **state)
+{
+	static struct sitd_routes6 rt;
+	uint8_t d[16] = { 0x20, 0x01, 0x0d, 0xb8, 0x00, 0x99, [15] = 7 };
+	const uint8_t *nh;
+
+	(void)state;
+	assert_null(sitd_routes6_nexthop(NULL, d));
+	assert_null(sitd_routes6_nexthop(&rt, d));
+	rt.n = 3;
+	rt.r[0].len = 0;					/* ::/0 via ::192.0.2.254 */
+	rt.r[0].gw[12] = 192, rt.r[0].gw[14] = 2, rt.r[0].gw[15] = 254;
+	memcpy(rt.r[1].dst, d, 6);				/* 2001:db8:99::/48 on the link */
+	rt.r[1].len = 48;
+	memcpy(rt.r[2].dst, d, 4);				/* 2001:db8::/32 via ::192.0.2.9 */
+	rt.r[2].len = 32;
+	rt.r[2].gw[12] = 192, rt.r[2].gw[14] = 2, rt.r[2].gw[15] = 9;
+	nh = sitd_routes6_nexthop(&rt, d);
+	assert_ptr_equal(nh, rt.r[1].gw);			/* /48 beats /32 and /0 */
+	d[5] = 0x98;
+	assert_ptr_equal(sitd_routes6_nexthop(&rt, d), rt.r[2].gw);
+	d[2] = 0x0e;
+	assert_ptr_equal(sitd_routes6_nexthop(&rt, d), rt.r[0].gw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ra_no_default),
+		cmocka_unit_test(test_routes6),
 		cmocka_unit_test(test_map_every_length),
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_6to4_default),
