@@ -54,7 +54,7 @@ static bool conf_eq(const struct sitd_conf *a, const struct sitd_conf *b)
 	       a->tos == b->tos && a->pmtudisc == b->pmtudisc && a->mtu == b->mtu &&
 	       a->encap == b->encap && a->encap_sport == b->encap_sport &&
 	       a->encap_dport == b->encap_dport && a->encap_csum == b->encap_csum &&
-	       a->nogso == b->nogso && a->nogro == b->nogro;
+	       a->nogso == b->nogso && a->nogro == b->nogro && a->isatap == b->isatap;
 }
 
 /* Build the command line that states *c explicitly, parse it, and compare. */
@@ -70,9 +70,10 @@ static void round_trip(const struct sitd_conf *c)
 	argv[n++] = "name";
 	argv[n++] = c->name;
 	argv[n++] = "mode";
-	argv[n++] = c->mode == SITD_MODE_SIT ? "sit" : c->mode == SITD_MODE_IPIP ? "ipip" : "any";
+	argv[n++] = c->isatap ? "isatap" : c->mode == SITD_MODE_SIT ? "sit" :
+		    c->mode == SITD_MODE_IPIP ? "ipip" : "any";
 	argv[n++] = "remote";
-	argv[n++] = remote;
+	argv[n++] = c->remote ? remote : "any";
 	argv[n++] = "local";
 	argv[n++] = c->local ? local : "any";
 	argv[n++] = "ttl";
@@ -123,7 +124,17 @@ static void check_ok(const struct sitd_conf *c, size_t small)
 	CHECK(strnlen(c->dev, SITD_IFNAMSIZ) < SITD_IFNAMSIZ);
 	CHECK(!c->dev[0] || valid_name(c->dev));
 	CHECK(c->mode == SITD_MODE_ANY || c->mode == SITD_MODE_SIT || c->mode == SITD_MODE_IPIP);
-	CHECK(c->remote != 0 && unicast(c->remote));
+	/* remote any: 6to4, 6rd, ISATAP, which carry IPv6 in plain protocol 41 only. */
+	if (c->remote)
+		CHECK(unicast(c->remote));
+	else
+		CHECK(c->mode == SITD_MODE_SIT && c->encap == SITD_ENCAP_NONE);
+	CHECK(!c->isatap || (c->mode == SITD_MODE_SIT && !c->remote && c->local));
+	CHECK(!c->nprl || c->isatap);
+	CHECK(c->naddrs <= SITD_MAX_ADDRS && c->nroutes <= SITD_MAX_ROUTES && c->nprl <= SITD_PRL_MAX);
+	for (unsigned i = 0; i < c->naddrs; i++)
+		CHECK((c->addrs[i].family == 6 && c->addrs[i].len <= 128) ||
+		      (c->addrs[i].family == 4 && c->addrs[i].len <= 32));
 	CHECK(c->local == 0 || unicast(c->local));
 	CHECK(c->mtu == 0 || (c->mtu >= sitd_mtu_min(c->mode) && c->mtu <= sitd_mtu_max(c)));
 	CHECK(sitd_mtu_max(c) + sitd_encap_len(c) <= IP_MAX_LEN);
