@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# sitd against a real kernel's sit, ipip and fou: Debian's cloud kernel in a qemu VM
+# (TCG), its virtio NIC on a tap device in a network namespace of our own where sitd
+# runs. As root:  tests/interop/run.sh
+#
+#   netns $NS (host side)                          VM (Debian cloud kernel)
+#   sitd <-> TUN sit1/ipip1                        kernel sit1 / ipip1 (+ fou)
+#     2001:db8:1::1/64  198.51.100.1/24              2001:db8:1::2/64  198.51.100.2/24
+#   tap0 192.0.2.1/24  ============ virtio-net ===  eth0 192.0.2.2/24
+#
+# One VM boot per run; tunnels are rebuilt between cells. Each cell prints
+# "ok N - ..." or "not ok N - ..." with what differed; the last line is
+# "N passed, N failed" and the exit status is non-zero if anything failed or the VM
+# could not be booted. Only documentation addresses; nothing touches the host's own
+# namespace; everything is removed on exit.
+#
+# Environment: SITD (binary, default build/sitd, built with make if missing),
+# SITD_INTEROP_CACHE (kernel cache, default /var/cache/sitd-interop),
+# INTEROP_MB (TCP transfer size, default 20), INTEROP_KEEP=1 keeps the logs.
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SITD=${SITD:-$ROOT/build/sitd}
+NS=sitdi$$-h
+TAP=tap0
+H4=192.0.2.1 V4=192.0.2.2
+H6=2001:db8:1::1 V6=2001:db8:1::2
+H4IN=198.51.100.1 V4IN=198.51.100.2
+LOGDIR=$(mktemp -d /tmp/sitd-interop.XXXXXX)
+VM_LOGDIR=$LOGDIR
+T0=$SECONDS
+N=0 PASSED=0 FAILED=0
+SITD_PID=
+BG_PIDS=()
+
+# shellcheck source=tests/interop/vm.sh
+. "$HERE/vm.sh"
+
+h() { ip netns exec "$NS" "$@"; }
+
+cleanup() {
+	local p
+	sitd_down
+	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	vm_stop
+	if ip netns list 2>/dev/null | grep -qw "$NS"; then
+		ip netns pids "$NS" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+		ip netns del "$NS" 2>/dev/null
+	fi
+	if [ "${INTEROP_KEEP:-0}" = 1 ] || [ "$FAILED" != 0 ]; then
+		echo "# logs in $LOGDIR" >&2
+	else
+		rm -rf "$LOGDIR"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fatal() {
+	echo "not ok - interop suite cannot run: $*"
+	echo "FATAL: $*" >&2
+	FAILED=$((FAILED + 1))
+	echo "$PASSED passed, $FAILED failed"
+	exit 1
+}
+
+# --- results -----------------------------------------------------------------
+# A cell collects what differed with `bad MESSAGE`; `result DESCRIPTION` prints it.
+ERRS=()
+bad() { ERRS+=("$*"); }
+result() {
+	N=$((N + 1))
+	if [ ${#ERRS[@]} = 0 ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N - $*"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N - $*"
+		printf '  # %s\n' "${ERRS[@]}"
+	fi
+	ERRS=()
+}
+
+# --- sitd: the one place that knows its command line --------------------------
+# sitd_up ARGS...: the `ip tunnel add` arguments (device name first); waits until it
+# runs. The control socket is private to this run.
+sitd_up() {
+	local log=$LOGDIR/sitd.log
+	: >"$log"
+	# not through h(): $! must be sitd itself (ip netns exec execs it)
+	ip netns exec "$NS" "$SITD" -S "$LOGDIR/sitd.sock" "$@" 2>>"$log" &
+	SITD_PID=$!
+	for _ in $(seq 50); do
+		grep -q ': running' "$log" 2>/dev/null && return 0
+		kill -0 "$SITD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	bad "sitd did not start: sitd $*: $(tail -3 "$log" | tr '\n' ' ')"
+	return 1
+}
+sitd_down() {
+	[ -n "$SITD_PID" ] || return 0
+	kill -TERM "$SITD_PID" 2>/dev/null
+	for _ in $(seq 30); do
+		kill -0 "$SITD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$SITD_PID" 2>/dev/null
+	wait "$SITD_PID" 2>/dev/null
+	SITD_PID=
+	# keep each tunnel's log
+	[ -s "$LOGDIR/sitd.log" ] && cat "$LOGDIR/sitd.log" >>"$LOGDIR/sitd-all.log"
+}
+# sitd_stat NAME: one counter from the SIGUSR1 dump.
+sitd_stat() {
+	local before
+	before=$(grep -c 'end stats' "$LOGDIR/sitd.log")
+	kill -USR1 "$SITD_PID" 2>/dev/null
+	for _ in $(seq 50); do
+		[ "$(grep -c 'end stats' "$LOGDIR/sitd.log")" -gt "$before" ] && break
+		sleep 0.05
+	done
+	awk -v n="$1" '$1 == n { v = $2 } END { print v }' "$LOGDIR/sitd.log"
+}
+
+# --- tunnels -----------------------------------------------------------------
+# tunnels MODE "SITD ARGS" "KERNEL ARGS" [VM PREP]: sitd on the host side (device
+# sit1 for sit/any, ipip1 for ipip) and the kernel's tunnel in the VM, both up with
+# their inner addresses. KERNEL ARGS go to `ip link add DEV type sit|ipip`.
+DEV=
+tunnels() {
+	local mode=$1 sargs=$2 kargs=$3 prep=${4:-} ktype=sit
+	teardown
+	case $mode in
+	ipip) DEV=ipip1 ktype=ipip ;;
+	*) DEV=sit1 ;;
+	esac
+	# Order matters: a tunnel's first packets (MLD, RS) reaching an end with no tunnel
+	# draw ICMP unreachables, and those arm the tunnel's error damper (the kernel's
+	# and sitd's alike): the next packet's sender would get Address Unreachable.
+	# So: sitd first with its device down (its sockets keep the host side from
+	# answering with ICMP), then the kernel's tunnel, then sitd's device up.
+	# shellcheck disable=SC2086
+	sitd_up $DEV mode $mode remote $V4 local $H4 $sargs || return 1
+	local kmode=
+	[ "$mode" = any ] && kmode="mode any"
+	[ "$mode" = sit ] && kmode="mode ip6ip"
+	vm "$prep
+	    ip link add $DEV type $ktype $kmode remote $H4 local $V4 $kargs || exit 1
+	    ip link set $DEV up
+	    [ $mode = ipip ] || ip addr add $V6/64 dev $DEV nodad
+	    [ $mode = sit ] || ip addr add $V4IN/24 dev $DEV" >"$LOGDIR/vm-tunnel.log" 2>&1 ||
+		{ bad "kernel tunnel: ip link add $DEV type $ktype $kmode ... $kargs: $(tr '\n' ' ' <"$LOGDIR/vm-tunnel.log")"; return 1; }
+	h ip link set $DEV up
+	[ "$mode" = ipip ] || h ip addr add $H6/64 dev $DEV nodad
+	[ "$mode" = sit ] || h ip addr add $H4IN/24 dev $DEV
+	sleep 0.2
+}
+# Back to a bare link: no tunnels, no fou ports, no tc, MTU 1500 both sides.
+teardown() {
+	sitd_down
+	h ip link set $TAP mtu 1500
+	vm 'ip link del sit1 2>/dev/null; ip link del ipip1 2>/dev/null
+	    for p in 5555 5556; do ip fou del port $p 2>/dev/null; done
+	    tc qdisc del dev eth0 clsact 2>/dev/null
+	    ip link set eth0 mtu 1500; ip route flush cache' >/dev/null 2>&1
+	h ip route flush cache 2>/dev/null
+}
+
+# --- pings -------------------------------------------------------------------
+# ping_both FAMILY "SIZES" [PING OPTIONS]: ping with each payload size from the host
+# side (through sitd) and from the VM (through the kernel); each must get exactly one
+# reply of SIZE + 8 bytes.
+ping_both() {
+	local fam=$1 sizes=$2 opts=${3:-} s out to_v to_h
+	if [ "$fam" = 6 ]; then to_v=$V6 to_h=$H6; else to_v=$V4IN to_h=$H4IN; fi
+	for s in $sizes; do
+		out=$(h ping -$fam -n -c 1 -W 3 -s "$s" $opts $to_v 2>&1)
+		grep -q "^$((s + 8)) bytes from $to_v" <<<"$out" ||
+			bad "host->VM ping -$fam -s $s $opts: $(grep -E 'bytes from|packets|rror|From' <<<"$out" | tr '\n' ' ')"
+	done
+	out=$(vm "for s in $sizes; do ping -$fam -n -c 1 -W 3 -s \$s $opts $to_h 2>&1 | sed \"s/^/\$s: /\"; done")
+	for s in $sizes; do
+		grep -q "^$s: $((s + 8)) bytes from $to_h" <<<"$out" ||
+			bad "VM->host ping -$fam -s $s $opts: $(grep -E "^$s: .*(bytes from|packets|rror|From)" <<<"$out" | tr '\n' ' ')"
+	done
+}
+
+# =============================================================================
+setup() {
+	[ "$(id -u)" = 0 ] || fatal "run as root (namespaces, tap, qemu)"
+	[ -c /dev/net/tun ] || fatal "/dev/net/tun is missing"
+	local pkgs=(qemu-system-x86 busybox-static xz-utils cpio kmod socat iproute2 iputils-ping tcpdump tshark)
+	local missing=() p
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} != 0 ]; then
+		echo "# installing ${missing[*]}" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >"$LOGDIR/apt.log" 2>&1
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$LOGDIR/apt.log" 2>&1 ||
+			fatal "apt-get install ${missing[*]} failed (see $LOGDIR/apt.log)"
+	fi
+	if [ ! -x "$SITD" ]; then
+		"$ROOT/scripts/deps.sh" >"$LOGDIR/build.log" 2>&1 && make -C "$ROOT" -j2 >>"$LOGDIR/build.log" 2>&1 ||
+			fatal "cannot build sitd (see $LOGDIR/build.log)"
+	fi
+	"$HERE/mkinitramfs.sh" "$LOGDIR/vm" 2>"$LOGDIR/mkinitramfs.log" ||
+		fatal "no VM image: $(tail -2 "$LOGDIR/mkinitramfs.log" | tr '\n' ' ')"
+	echo "# kernel $(cat "$LOGDIR/vm/kernel-version"), sitd $SITD, logs $LOGDIR" >&2
+
+	ip netns add "$NS" || fatal "cannot create namespace $NS"
+	h ip link set lo up
+	h ip tuntap add dev $TAP mode tap || fatal "cannot create tap $TAP in $NS"
+	h ip addr add $H4/24 dev $TAP
+	h ip link set $TAP up
+	h sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	local t=$SECONDS
+	vm_boot "$LOGDIR/vm" "$NS" $TAP 2>"$LOGDIR/boot.err" ||
+		fatal "cannot boot the kernel under qemu: $(tr '\n' ' ' <"$LOGDIR/boot.err" | tail -c 600)"
+	echo "# VM up in $((SECONDS - t)) s" >&2
+	h ping -c 1 -W 5 $V4 >/dev/null || fatal "the VM does not answer ping on $V4"
+}
+
+# 1 ---------------------------------------------------------------------------
+cell_sit_ping() {
+	tunnels sit "" "" && ping_both 6 "0 1 56 1000 1232 1432 1433 3000"
+	result "sit: ping6 both ways, payloads 0 1 56 1000 1232 1432 (largest unfragmented) 1433 3000 (fragmented inner)"
+}
+
+# 2 ---------------------------------------------------------------------------
+cell_ipip_ping() {
+	tunnels ipip "" "" && ping_both 4 "0 1 56 1000 1452 1453 3000"
+	result "ipip: ping both ways, payloads 0 1 56 1000 1452 (largest unfragmented) 1453 3000 (fragmented inner)"
+}
+
+# 3 ---------------------------------------------------------------------------
+# TCP through sit both ways: host -> VM with socat/busybox nc, the VM's copy back,
+# sha256 compared at each end.
+cell_tcp() {
+	local mb=${INTEROP_MB:-20} sum vsum rsum t
+	tunnels sit "" "" || { result "TCP ${mb} MB"; return; }
+	head -c $((mb * 1048576)) /dev/urandom >"$LOGDIR/data.bin"
+	sum=$(sha256sum <"$LOGDIR/data.bin" | cut -d' ' -f1)
+	vm 'rm -f /tmp/rx.bin; (nc -l -p 5001 >/tmp/rx.bin </dev/null 2>/tmp/nc.err &) ' >/dev/null
+	sleep 0.5
+	t=$SECONDS
+	timeout 300 ip netns exec "$NS" socat -u "FILE:$LOGDIR/data.bin" "TCP6:[$V6]:5001" 2>"$LOGDIR/socat-tx.err" ||
+		bad "host->VM: socat: $(head -2 "$LOGDIR/socat-tx.err")"
+	# wait for the VM's nc to see the end
+	VM_TIMEOUT=30 vm 'for i in $(seq 200); do pidof nc >/dev/null || break; sleep 0.1; done; pidof nc >/dev/null && kill $(pidof nc)' >/dev/null
+	local t1=$((SECONDS - t))
+	vsum=$(VM_TIMEOUT=120 vm 'sha256sum </tmp/rx.bin | cut -d" " -f1')
+	[ "$vsum" = "$sum" ] || bad "host->VM: VM got sha256 '$vsum' ($(vm 'wc -c </tmp/rx.bin') bytes), sent $sum"
+	t=$SECONDS
+	h socat -u "TCP6-LISTEN:5002,reuseaddr" "CREATE:$LOGDIR/back.bin" 2>"$LOGDIR/socat-rx.err" &
+	local lp=$!
+	BG_PIDS+=("$lp")
+	sleep 0.3
+	VM_TIMEOUT=300 vm "nc $H6 5002 </tmp/rx.bin" >/dev/null || bad "VM->host: nc failed"
+	for _ in $(seq 100); do kill -0 $lp 2>/dev/null || break; sleep 0.1; done
+	kill $lp 2>/dev/null
+	local t2=$((SECONDS - t))
+	rsum=$(sha256sum <"$LOGDIR/back.bin" | cut -d' ' -f1)
+	[ "$rsum" = "$sum" ] || bad "VM->host: host got sha256 '$rsum' ($(wc -c <"$LOGDIR/back.bin") bytes), want $sum"
+	vm 'rm -f /tmp/rx.bin' >/dev/null
+	result "sit: TCP ${mb} MB both ways, sha256 equal (host->VM ${t1} s, VM->host ${t2} s)"
+}
+
+CELLS=(cell_sit_ping cell_ipip_ping cell_tcp)
+[ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
+[ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
+setup
+for c in "${CELLS[@]}"; do
+	"$c"
+done
+teardown
+echo "# run time $((SECONDS - T0)) s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ] && [ "$PASSED" -gt 0 ]
