@@ -27,6 +27,11 @@ TAP=tap0
 H4=192.0.2.1 V4=192.0.2.2
 H6=2001:db8:1::1 V6=2001:db8:1::2
 H4IN=198.51.100.1 V4IN=198.51.100.2
+# A client network behind each end, routed through the tunnel: HR/VR the routers'
+# addresses on it, HC/VC the clients'.
+NS_C=sitdi$$-c
+HR6=2001:db8:2::1 HC6=2001:db8:2::2 HR4=203.0.113.1 HC4=203.0.113.2
+VR6=2001:db8:3::1 VC6=2001:db8:3::2 VR4=203.0.113.129 VC4=203.0.113.130
 LOGDIR=$(mktemp -d /tmp/sitd-interop.XXXXXX)
 VM_LOGDIR=$LOGDIR
 T0=$SECONDS
@@ -44,10 +49,13 @@ cleanup() {
 	sitd_down
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	vm_stop
-	if ip netns list 2>/dev/null | grep -qw "$NS"; then
-		ip netns pids "$NS" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-		ip netns del "$NS" 2>/dev/null
-	fi
+	local ns
+	for ns in "$NS" "$NS_C"; do
+		if ip netns list 2>/dev/null | grep -qw "$ns"; then
+			ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+			ip netns del "$ns" 2>/dev/null
+		fi
+	done
 	if [ "${INTEROP_KEEP:-0}" = 1 ] || [ "$FAILED" != 0 ]; then
 		echo "# logs in $LOGDIR" >&2
 	else
@@ -155,6 +163,9 @@ tunnels() {
 	h ip link set $DEV up
 	[ "$mode" = ipip ] || h ip addr add $H6/64 dev $DEV nodad
 	[ "$mode" = sit ] || h ip addr add $H4IN/24 dev $DEV
+	# the client networks, through the tunnel
+	[ "$mode" = ipip ] || { h ip -6 route add ${VC6%::*}::/64 dev $DEV; vm "ip -6 route add ${HC6%::*}::/64 dev $DEV" >/dev/null; }
+	[ "$mode" = sit ] || { h ip route add 203.0.113.128/25 dev $DEV; vm "ip route add 203.0.113.0/25 dev $DEV" >/dev/null; }
 	sleep 0.2
 }
 # Back to a bare link: no tunnels, no fou ports, no tc, MTU 1500 both sides.
@@ -185,6 +196,30 @@ ping_both() {
 		grep -q "^$s: $((s + 8)) bytes from $to_h" <<<"$out" ||
 			bad "VM->host ping -$fam -s $s $opts: $(grep -E "^$s: .*(bytes from|packets|rror|From)" <<<"$out" | tr '\n' ' ')"
 	done
+}
+
+# The client networks: netns $NS_C behind the host side, netns c inside the VM.
+clients() {
+	ip netns add "$NS_C" || fatal "cannot create namespace $NS_C"
+	ip -n "$NS" link add vc type veth peer name vc0 netns "$NS_C" || fatal "cannot create a veth pair"
+	h ip addr add $HR6/64 dev vc nodad
+	h ip addr add $HR4/25 dev vc
+	h ip link set vc up
+	h sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	ip -n "$NS_C" link set lo up
+	ip -n "$NS_C" addr add $HC6/64 dev vc0 nodad
+	ip -n "$NS_C" addr add $HC4/25 dev vc0
+	ip -n "$NS_C" link set vc0 up
+	ip -n "$NS_C" route add default via $HR4
+	ip -n "$NS_C" -6 route add default via $HR6
+	vm "ip netns add c && ip link add vc type veth peer name vc0 netns c || exit 1
+	    ip addr add $VR6/64 dev vc nodad; ip addr add $VR4/25 dev vc; ip link set vc up
+	    sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	    ip -n c link set lo up
+	    ip -n c addr add $VC6/64 dev vc0 nodad; ip -n c addr add $VC4/25 dev vc0
+	    ip -n c link set vc0 up
+	    ip -n c route add default via $VR4; ip -n c -6 route add default via $VR6" >"$LOGDIR/clients.log" 2>&1 ||
+		fatal "cannot build the VM's client namespace: $(tr '\n' ' ' <"$LOGDIR/clients.log")"
 }
 
 # =============================================================================
@@ -222,6 +257,7 @@ setup() {
 		fatal "cannot boot the kernel under qemu: $(tr '\n' ' ' <"$LOGDIR/boot.err" | tail -c 600)"
 	echo "# VM up in $((SECONDS - t)) s" >&2
 	h ping -c 1 -W 5 $V4 >/dev/null || fatal "the VM does not answer ping on $V4"
+	clients
 }
 
 # 1 ---------------------------------------------------------------------------
@@ -269,7 +305,79 @@ cell_tcp() {
 	result "sit: TCP ${mb} MB both ways, sha256 equal (host->VM ${t1} s, VM->host ${t2} s)"
 }
 
-CELLS=(cell_sit_ping cell_ipip_ping cell_tcp)
+# 4 ---------------------------------------------------------------------------
+# Packet Too Big / Fragmentation Needed. Both tunnels come up over a 1500-byte link
+# (tunnel MTU 1480); then the link MTU drops to 1400 at both ends, so the path allows
+# 1380 inside. Each side has a client namespace behind it (routed through the
+# tunnel endpoint, as on any router): a DF ping of 1400 bytes from the client fits
+# the tunnel device but not the path, and the endpoint (sitd, or the VM's kernel) must
+# answer it with PTB/Frag Needed mtu=1380; the largest fitting ping then passes and
+# one byte more gets mtu 1380 again.
+PTB_PROBE='one() {
+	o=$(ping -$fam -n -c 1 -W 2 -M do -s $1 $dst 2>&1)
+	from=$(echo "$o" | sed -n "s/^From \([^ ]*\) .*/\1/p" | head -1)
+	mtu=$(echo "$o" | grep -oE "mtu ?[=:]? ?[0-9]+" | grep -oE "[0-9]+" | head -1)
+	echo "$2: from=${from:-none} mtu=${mtu:-none} reply=$(echo "$o" | grep -c "bytes from")"
+	echo "$o" | grep -v "^$" | sed "s/^/#   /"
+}
+probe() {
+	fam=$1 dst=$2 big=$3 fit=$4
+	one $big first; one $big again; one $fit fit; one $((fit + 1)) over
+}'
+# ptb_run MODE FAM FIT: PTB_SITD, PTB_KERN: what the client behind each end saw.
+ptb_run() {
+	local mode=$1 fam=$2 fit=$3 to_v to_h
+	PTB_SITD= PTB_KERN=
+	if [ "$fam" = 6 ]; then to_v=$VC6 to_h=$HC6; else to_v=$VC4 to_h=$HC4; fi
+	tunnels $mode "" "" || return 1
+	h ip link set $TAP mtu 1400
+	vm 'ip link set eth0 mtu 1400' >/dev/null
+	PTB_SITD=$(ip netns exec "$NS_C" bash -c "$PTB_PROBE; probe $fam $to_v 1400 $fit")
+	PTB_KERN=$(vm "cat >/tmp/probe.sh <<'EOP'
+. /etc/prelude.sh
+$PTB_PROBE
+probe $fam $to_h 1400 $fit
+EOP
+ip netns exec c sh /tmp/probe.sh")
+	echo "$PTB_SITD" >"$LOGDIR/ptb-$mode-sitd.txt"
+	echo "$PTB_KERN" >"$LOGDIR/ptb-$mode-kernel.txt"
+}
+ptb_field() { sed -n "s/^$2: .*$3=\([^ ]*\).*/\1/p" <<<"$1"; }
+# ptb_cells MODE FAM FIT NAME ROUTER_H ROUTER_V DEST_FROM_H DEST_FROM_V
+ptb_cells() {
+	local mode=$1 fam=$2 fit=$3 what=$4 rh=$5 rv=$6 dh=$7 dv=$8 side out ks ss ok=1
+	ptb_run $mode $fam $fit || ok=0
+	if [ $ok = 1 ]; then
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$PTB_SITD || out=$PTB_KERN
+			[ "$(ptb_field "$out" again mtu)" = 1380 ] ||
+				bad "$side: second DF ping of 1400: $(grep '^again:' <<<"$out"), want mtu=1380; $(grep -A3 '^again:' <<<"$out" | grep '^#' | tr '\n' ' ')"
+			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of $fit (fits 1380) got no reply"
+			[ "$(ptb_field "$out" over mtu)" = 1380 ] || bad "$side: DF ping of $((fit + 1)): $(grep '^over:' <<<"$out"), want mtu=1380"
+		done
+	fi
+	result "$mode: $what from sitd and from the kernel to a routed sender once the path MTU fell to 1400: mtu=1380, then $fit passes and $((fit + 1)) does not"
+	if [ $ok = 1 ]; then
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$PTB_SITD || out=$PTB_KERN
+			[ "$(ptb_field "$out" first mtu)" = 1380 ] ||
+				bad "$side: the first DF ping of 1400 after the fall: $(grep '^first:' <<<"$out") (want mtu=1380, as the kernel)"
+		done
+	fi
+	result "$mode: the first oversize packet after the path MTU fell is answered with $what (mtu=1380) too"
+	# the first error the client saw (the first or the second ping), its From address
+	ks=$(ptb_field "$PTB_KERN" first from) ss=$(ptb_field "$PTB_SITD" first from)
+	[ "$ks" != none ] || ks=$(ptb_field "$PTB_KERN" again from)
+	[ "$ss" != none ] || ss=$(ptb_field "$PTB_SITD" again from)
+	case $ks in "$rv") ks="router($ks)" ;; "$dv") ks="destination($ks)" ;; esac
+	case $ss in "$rh") ss="router($ss)" ;; "$dh") ss="destination($ss)" ;; esac
+	[ $ok = 1 ] && [ "${ss%%(*}" != "${ks%%(*}" ] && bad "source address of the $what: kernel $ks, sitd $ss"
+	result "$mode: source address of the $what as the kernel's: kernel ${ks:-none}, sitd ${ss:-none}"
+}
+cell_sit_ptb() { ptb_cells sit 6 1332 "Packet Too Big" $HR6 $VR6 $VC6 $HC6; }
+cell_ipip_ptb() { ptb_cells ipip 4 1352 "Fragmentation Needed" $HR4 $VR4 $VC4 $HC4; }
+
+CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
