@@ -377,7 +377,106 @@ ptb_cells() {
 cell_sit_ptb() { ptb_cells sit 6 1332 "Packet Too Big" $HR6 $VR6 $VC6 $HC6; }
 cell_ipip_ptb() { ptb_cells ipip 4 1352 "Fragmentation Needed" $HR4 $VR4 $VC4 $HC4; }
 
-CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb)
+# --- captures on the tap (the wire between sitd and the kernel) ----------------
+CAP_PID=
+cap_start() {
+	CAP=$LOGDIR/$1.pcap
+	# not through h(): $! must be tcpdump itself; -Z root: the log directory is 0700
+	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -s 256 -ni $TAP -w "$CAP" 2>"$LOGDIR/$1.tcpdump" &
+	CAP_PID=$!
+	BG_PIDS+=("$CAP_PID")
+	for _ in $(seq 50); do
+		grep -q 'listening on' "$LOGDIR/$1.tcpdump" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	bad "tcpdump did not start: $(cat "$LOGDIR/$1.tcpdump")"
+}
+cap_stop() {
+	sleep 0.5
+	kill -INT "$CAP_PID" 2>/dev/null
+	for _ in $(seq 30); do
+		kill -0 "$CAP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID" 2>/dev/null
+	CAP_PID=
+}
+# cap_fields FILTER FIELD...: one line per packet, fields space-separated (first
+# occurrence of each: the outer header's)
+cap_fields() {
+	local filter=$1 f args=()
+	shift
+	for f in "$@"; do args+=(-e "$f"); done
+	tshark -r "$CAP" -o udp.check_checksum:TRUE -Y "$filter" -T fields -E occurrence=f -E separator=' ' "${args[@]}" 2>/dev/null
+}
+
+# 5 ---------------------------------------------------------------------------
+# Outer header of sitd's packets and of the kernel's for the same inner packet: an
+# echo request with DS field 0x28 and hop limit / TTL 33, then the same with CE in
+# the inner ECN field, three of each. Checked: protocol, TTL, TOS, DF, ID (non-zero,
+# changing).
+# outer_check WHO SRC FILTER PROTO TTL TOS TOS_CE [DF]
+outer_check() {
+	local who=$1 src=$2 filter=$3 proto=$4 ttl=$5 tos=$6 tosce=$7 df=${8:-1} lines n ids
+	lines=$(cap_fields "ip.src==$src && $filter" ip.proto ip.ttl ip.dsfield ip.flags.df ip.id ip.flags.mf ip.frag_offset)
+	echo "$who ($src):" >>"$LOGDIR/outer.txt"
+	echo "$lines" >>"$LOGDIR/outer.txt"
+	n=$(grep -c . <<<"$lines")
+	[ "$n" = 6 ] || { bad "$who: $n encapsulated echo requests captured, want 6"; return; }
+	local want_all="" i=0 l
+	while read -r l; do
+		set -- $l
+		i=$((i + 1))
+		local want_tos=$tos
+		[ $i -gt 3 ] && want_tos=$tosce
+		[ "$1" = "$proto" ] || bad "$who packet $i: outer protocol $1, want $proto"
+		[ "$2" = "$ttl" ] || bad "$who packet $i: outer TTL $2, want $ttl"
+		[ "$((${3}))" = "$((want_tos))" ] || bad "$who packet $i: outer TOS $3, want $want_tos"
+		[ "$4" = "$df" ] || bad "$who packet $i: outer DF $4, want $df"
+		[ "$(($5))" != 0 ] || bad "$who packet $i: outer ID 0"
+	done <<<"$lines"
+	ids=$(awk '{print $5}' <<<"$lines" | sort -u | grep -c .)
+	[ "$ids" = 6 ] || bad "$who: only $ids distinct outer IDs in 6 packets: $(awk '{printf "%s ", $5}' <<<"$lines")"
+}
+# ttltos MODE "SITD ARGS" "KERNEL ARGS" TTL TOS TOS_CE [DF]
+ttltos() {
+	local mode=$1 sargs=$2 kargs=$3 ttl=$4 tos=$5 tosce=$6 df=${7:-1} fam=6 to_v=$V6 to_h=$H6 proto=41 filter="icmpv6.type==128"
+	[ "$mode" = ipip ] && fam=4 to_v=$V4IN to_h=$H4IN proto=4 filter="icmp.type==8"
+	tunnels $mode "$sargs" "$kargs" || return
+	cap_start ttltos-$mode-$ttl-$tos || return
+	h ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $to_v >/dev/null 2>&1
+	h ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x2b -t 33 $to_v >/dev/null 2>&1
+	vm "ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $to_h; ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x2b -t 33 $to_h" >/dev/null 2>&1
+	cap_stop
+	: >"$LOGDIR/outer.txt"
+	outer_check sitd $H4 "$filter" $proto $ttl $tos $tosce $df
+	outer_check kernel $V4 "$filter" $proto $ttl $tos $tosce $df
+	cp "$LOGDIR/outer.txt" "$LOGDIR/outer-$mode-${ttl}-${tos}.txt"
+}
+cell_sit_default() {
+	ttltos sit "" "" 33 0x00 0x02
+	result "sit, no ttl/tos given (ttl inherit, tos 0): outer protocol 41, TTL 33, TOS 0x00 (inner CE: 0x02), DF, IDs non-zero and changing, sitd as the kernel"
+}
+cell_sit_inherit() {
+	ttltos sit "tos inherit" "tos inherit" 33 0x28 0x2a
+	result "sit, ttl inherit, tos inherit: outer TTL 33, TOS 0x28 (inner CE: 0x2a), DF, sitd as the kernel"
+}
+cell_sit_fixed() {
+	ttltos sit "ttl 17 tos 48" "ttl 17 tos 48" 17 0x48 0x4a
+	result "sit, ttl 17, tos 48: outer TTL 17, TOS 0x48 (inner CE: 0x4a), DF, sitd as the kernel"
+}
+cell_ipip_inherit() {
+	ttltos ipip "tos inherit" "tos inherit" 33 0x28 0x2a
+	result "ipip, ttl inherit, tos inherit: outer protocol 4, TTL 33, TOS 0x28 (inner CE: 0x2a), DF, IDs non-zero and changing, sitd as the kernel"
+}
+cell_ipip_fixed() {
+	ttltos ipip "ttl 17 tos 48" "ttl 17 tos 48" 17 0x48 0x4a
+	result "ipip, ttl 17, tos 48: outer TTL 17, TOS 0x48 (inner CE: 0x4a), DF, sitd as the kernel"
+}
+
+CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb
+	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
