@@ -2,8 +2,8 @@
 # /init of the interop test VM. ttyS0 is the console (kernel log); ttyS1 is the
 # control channel: the host sends one line per command,
 #     CMD <id> <script, base64>
-# and gets the script's output (stdout and stderr) and then the line
-#     @@END <id> <exit status>
+# and gets back (stdout and stderr together)
+#     @@BEGIN <id>, the script's output, @@END <id> <exit status>
 # Commands run one at a time, as root, with /tmp as their working directory.
 /bin/busybox mkdir -p /proc /sys /dev /tmp /run
 /bin/busybox --install -s
@@ -44,6 +44,7 @@ while :; do
 		{ cat /etc/prelude.sh; echo "$3" | base64 -d 2>/dev/null; } >/tmp/.cmd.sh
 		sh /tmp/.cmd.sh </dev/null >/tmp/.cmd.out 2>&1
 		rc=$?
+		echo "@@BEGIN $2" >&3
 		cat /tmp/.cmd.out >&3
 		echo "@@END $2 $rc" >&3
 		;;

@@ -475,8 +475,57 @@ cell_ipip_fixed() {
 	result "ipip, ttl 17, tos 48: outer TTL 17, TOS 0x48 (inner CE: 0x4a), DF, sitd as the kernel"
 }
 
+# 6 ---------------------------------------------------------------------------
+# ECN decapsulation, RFC 6040: the VM's tc (pedit + csum) marks CE in the outer
+# header of every tunnel packet it sends and receives, so both decapsulators see an
+# outer CE. Inner ECT(0) must come out CE; inner Not-ECT must be dropped (the
+# kernel's and RFC 6040's rule). What sitd delivers is captured on its device; what
+# the kernel delivers is counted by a u32 filter on the VM's tunnel device.
+ecn_cell() {
+	local mode=$1 fam=6 to_v=$V6 to_h=$H6 proto=41 match="protocol ipv6 u32 match u16 0x0030 0x0030 at 0" filter="icmpv6.type==128" ecnf=ipv6.tclass.ecn
+	[ "$mode" = ipip ] && fam=4 to_v=$V4IN to_h=$H4IN proto=4 match="protocol ip u32 match ip tos 0x03 0x03" filter="icmp.type==8" ecnf=ip.dsfield.ecn
+	tunnels $mode "" "" || return
+	vm "tc qdisc add dev eth0 clsact || exit 1
+	    for d in egress ingress; do
+		tc filter add dev eth0 \$d protocol ip u32 match ip protocol $proto 0xff action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum ip || exit 1
+	    done
+	    tc qdisc add dev $DEV clsact &&
+	    tc filter add dev $DEV ingress pref 1 $match action pass" >"$LOGDIR/ecn-tc.log" 2>&1 ||
+		{ bad "tc in the VM: $(tr '\n' ' ' <"$LOGDIR/ecn-tc.log")"; return; }
+	CAP=$LOGDIR/ecn-$mode.pcap
+	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -ni $DEV -w "$CAP" 2>"$LOGDIR/ecn.tcpdump" &
+	CAP_PID=$!
+	BG_PIDS+=("$CAP_PID")
+	sleep 1
+	local out n
+	out=$(h ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x02 $to_v 2>&1)
+	n=$(vm "tc -s filter show dev $DEV ingress" 2>&1); n=$(echo "$n" | grep -m1 -oE 'Sent [0-9]+ bytes [0-9]+ pkt' | awk '{print $4}')
+	[ "${n:-0}" -ge 3 ] || bad "kernel: inner CE packets received from sitd: ${n:-none}, want >= 3 (3 echo requests with outer CE, inner ECT(0))"
+	grep -q ' 3 received' <<<"$out" || bad "host->VM ping with inner ECT(0), outer CE: $(grep packets <<<"$out")"
+	out=$(vm "ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x02 $to_h" 2>&1)
+	grep -q ' 3 received' <<<"$out" || bad "VM->host ping with inner ECT(0), outer CE: $(grep packets <<<"$out")"
+	# inner Not-ECT under an outer CE: dropped at both ends
+	out=$(h ping -$fam -n -c 2 -i 0.2 -W 1 -Q 0x00 $to_v 2>&1)
+	grep -q ' 0 received' <<<"$out" || bad "kernel: inner Not-ECT with outer CE not dropped: $(grep packets <<<"$out")"
+	out=$(vm "ping -$fam -n -c 2 -i 0.2 -W 1 -Q 0x00 $to_h" 2>&1)
+	grep -q ' 0 received' <<<"$out" || bad "sitd: inner Not-ECT with outer CE not dropped: $(grep packets <<<"$out")"
+	cap_stop
+	local ecns
+	ecns=$(cap_fields "$filter && $( [ $fam = 6 ] && echo ipv6 || echo ip ).src==${to_v}" $ecnf | tr '\n' ' ')
+	[ "$ecns" = "3 3 3 " ] || bad "sitd: inner ECN of the 3 echo requests it delivered: '$ecns', want '3 3 3 ' (CE)"
+}
+cell_sit_ecn() {
+	ecn_cell sit
+	result "sit: RFC 6040 decapsulation, outer CE: inner ECT(0) becomes CE, inner Not-ECT is dropped, at sitd and at the kernel"
+}
+cell_ipip_ecn() {
+	ecn_cell ipip
+	result "ipip: RFC 6040 decapsulation, outer CE: inner ECT(0) becomes CE, inner Not-ECT is dropped, at sitd and at the kernel"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb
-	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed)
+	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
+	cell_sit_ecn cell_ipip_ecn)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup

@@ -66,17 +66,20 @@ vm_boot() {
 
 # vm SCRIPT: run it in the VM, print its output, return its status (124: no answer).
 vm() {
-	local script=$1 id line rc=124 deadline
+	local script=$1 id line rc=124 deadline mine=0
 	VM_SEQ=$((VM_SEQ + 1))
 	id=$$.$VM_SEQ
 	printf 'CMD %s %s\n' "$id" "$(printf '%s\n' "$script" | base64 -w0)" >&"$VM_IN" || return 124
 	deadline=$((SECONDS + VM_TIMEOUT))
 	while [ $SECONDS -le $deadline ]; do
 		IFS= read -r -t 1 line <&"$VM_OUT" || continue
+		# Only what lies between our own markers: an earlier command abandoned on a
+		# timeout or by a closed pipe may have left its answer in the channel.
 		case $line in
+		"@@BEGIN $id") mine=1 ;;
 		"@@END $id "*) rc=${line##* }; break ;;
-		"@@END "*) ;;           # the answer to an earlier, abandoned command
-		*) printf '%s\n' "$line" ;;
+		"@@BEGIN "*|"@@END "*) mine=0 ;;
+		*) [ $mine = 0 ] || printf '%s\n' "$line" ;;
 		esac
 	done
 	return "$rc"
