@@ -382,7 +382,7 @@ CAP_PID=
 cap_start() {
 	CAP=$LOGDIR/$1.pcap
 	# not through h(): $! must be tcpdump itself; -Z root: the log directory is 0700
-	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -s 256 -ni $TAP -w "$CAP" 2>"$LOGDIR/$1.tcpdump" &
+	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -s 2048 -ni $TAP -w "$CAP" 2>"$LOGDIR/$1.tcpdump" &
 	CAP_PID=$!
 	BG_PIDS+=("$CAP_PID")
 	for _ in $(seq 50); do
@@ -523,9 +523,69 @@ cell_ipip_ecn() {
 	result "ipip: RFC 6040 decapsulation, outer CE: inner ECT(0) becomes CE, inner Not-ECT is dropped, at sitd and at the kernel"
 }
 
+# 7 ---------------------------------------------------------------------------
+# FOU and GUE (UDP port 5555), with and without the UDP checksum: pings both ways up
+# to the largest unfragmented inner packet (tunnel MTU 1472 for fou, 1468 for gue)
+# and one byte more; on the tap, every encapsulated packet of either end: UDP
+# destination port 5555, the checksum 0 without encap-csum and correct with it, DF.
+FOU_IDS=
+fou_cell() {
+	local mode=$1 type=$2 csum=$3 fam=6 inner=48 proto=41 mtu=1472 max csumarg=
+	[ "$mode" = ipip ] && fam=4 inner=28 proto=4
+	[ "$type" = gue ] && mtu=1468
+	max=$((mtu - inner))
+	[ "$csum" = csum ] && csumarg=encap-csum
+	local enc="encap $type encap-sport auto encap-dport 5555 $csumarg"
+	local fouadd="ip fou add port 5555 ipproto $proto"
+	[ "$type" = gue ] && fouadd="ip fou add port 5555 gue"
+	tunnels $mode "$enc" "$enc" "$fouadd || exit 1" || return
+	cap_start fou-$mode-$type-$csum || return
+	ping_both $fam "0 56 $max $((max + 1))"
+	cap_stop
+	local who src lines l n
+	for who in sitd kernel; do
+		[ $who = sitd ] && src=$H4 || src=$V4
+		lines=$(cap_fields "ip.src==$src && udp.dstport==5555" udp.srcport udp.dstport udp.checksum udp.checksum.status ip.flags.df ip.id ip.ttl)
+		n=$(grep -c . <<<"$lines")
+		[ "$n" -ge 8 ] || { bad "$who: $n encapsulated packets captured to port 5555, want >= 8"; continue; }
+		echo "$who $mode $type $csum: $(awk '{print "sport=" $1, "csum=" $3, "status=" $4, "df=" $5, "id=" $6, "ttl=" $7}' <<<"$lines" | head -3 | tr '\n' ';')" >>"$LOGDIR/fou-fields.txt"
+		FOU_IDS+="$who $mode $type $csum: $(awk '{printf "%s ", $6}' <<<"$lines" | cut -d' ' -f1-6)"$'\n'
+		while read -r l; do
+			set -- $l
+			if [ "$csum" = csum ]; then
+				[ "$4" = 1 ] || { bad "$who: UDP checksum $3 not correct (tshark status $4), with encap-csum"; break; }
+			else
+				[ "$(($3))" = 0 ] || { bad "$who: UDP checksum $3 without encap-csum, want 0"; break; }
+			fi
+			[ "$5" = 1 ] || { bad "$who: outer DF $5, want 1"; break; }
+			[ "$1" -ge 1024 ] || { bad "$who: UDP source port $1"; break; }
+		done <<<"$lines"
+	done
+}
+cell_sit_fou() { fou_cell sit fou nocsum; result "sit in fou: ping6 both ways (0 56 1424 1425), UDP checksum 0, DF, at sitd and the kernel"; }
+cell_sit_fou_csum() { fou_cell sit fou csum; result "sit in fou, encap-csum: ping6 both ways (0 56 1424 1425), UDP checksum correct, DF, at sitd and the kernel"; }
+cell_sit_gue() { fou_cell sit gue nocsum; result "sit in gue: ping6 both ways (0 56 1420 1421), UDP checksum 0, DF, at sitd and the kernel"; }
+cell_sit_gue_csum() { fou_cell sit gue csum; result "sit in gue, encap-csum: ping6 both ways (0 56 1420 1421), UDP checksum correct, DF, at sitd and the kernel"; }
+cell_ipip_fou() { fou_cell ipip fou nocsum; result "ipip in fou: ping both ways (0 56 1444 1445), UDP checksum 0, DF, at sitd and the kernel"; }
+cell_ipip_gue_csum() { fou_cell ipip gue csum; result "ipip in gue, encap-csum: ping both ways (0 56 1440 1441), UDP checksum correct, DF, at sitd and the kernel"; }
+# The outer IPv4 ID over FOU/GUE, from the packets captured above: the kernel's
+# tunnel sets a non-zero, changing ID (it builds the header itself); sitd's is the
+# kernel UDP socket's.
+cell_fou_id() {
+	local l who ids
+	[ -n "$FOU_IDS" ] || bad "no FOU/GUE capture ran"
+	while read -r l; do
+		[ -n "$l" ] || continue
+		ids=${l#*: }
+		if grep -qE '(^| )0x0000( |$)' <<<"$ids"; then bad "${l%%:*}: outer IDs $ids"; fi
+	done <<<"$FOU_IDS"
+	result "fou/gue: outer IPv4 ID non-zero as the kernel's ($(grep '^kernel' <<<"$FOU_IDS" | head -1))"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
-	cell_sit_ecn cell_ipip_ecn)
+	cell_sit_ecn cell_ipip_ecn
+	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
