@@ -139,7 +139,7 @@ sitd_stat() {
 DEV=
 tunnels() {
 	local mode=$1 sargs=$2 kargs=$3 prep=${4:-} ktype=sit
-	teardown
+	[ -n "${tunnels_keep_mtu:-}" ] || teardown
 	case $mode in
 	ipip) DEV=ipip1 ktype=ipip ;;
 	*) DEV=sit1 ;;
@@ -582,10 +582,72 @@ cell_fou_id() {
 	result "fou/gue: outer IPv4 ID non-zero as the kernel's ($(grep '^kernel' <<<"$FOU_IDS" | head -1))"
 }
 
+# 8 ---------------------------------------------------------------------------
+# nopmtudisc: the outer DF is clear (sit; for ipip it is the inner DF), and over a
+# path of 1400 under a tunnel MTU of 1480 (set explicitly, as the link is already
+# 1400 when the tunnels start) a full-size inner packet goes through as outer IPv4
+# fragments, from sitd and from the kernel alike.
+nopmtu_check() {
+	local who=$1 src=$2 proto=$3 lines
+	lines=$(cap_fields "ip.src==$src && ip.proto==$proto" ip.flags.df ip.flags.mf ip.frag_offset ip.len)
+	echo "$who: $(tr '\n' ';' <<<"$lines")" >>"$LOGDIR/nopmtu.txt"
+	[ -n "$lines" ] || { bad "$who: no outer packets captured"; return; }
+	grep -q '^1 ' <<<"$lines" && bad "$who: outer DF set on $(grep -c '^1 ' <<<"$lines") packets"
+	awk '$2 == 1' <<<"$lines" | grep -q . || bad "$who: no outer fragments (MF) for the 1432-byte pings"
+}
+cell_sit_nopmtudisc() {
+	teardown
+	h ip link set $TAP mtu 1400
+	vm 'ip link set eth0 mtu 1400' >/dev/null
+	tunnels_keep_mtu=1
+	if tunnels sit "nopmtudisc mtu 1480" "nopmtudisc"; then
+		vm 'ip link set sit1 mtu 1480' >/dev/null
+		cap_start nopmtu-sit &&
+			{ ping_both 6 "56 1432"; cap_stop; nopmtu_check sitd $H4 41; nopmtu_check kernel $V4 41; }
+	fi
+	tunnels_keep_mtu=
+	result "sit nopmtudisc, tunnel MTU 1480 over a 1400 path: ping6 56 and 1432 both ways, outer DF clear, outer fragments from sitd and the kernel"
+}
+cell_ipip_nopmtudisc() {
+	local lines who src
+	tunnels ipip "nopmtudisc" "nopmtudisc" || { result "ipip nopmtudisc"; return; }
+	cap_start nopmtu-ipip || return
+	h ping -4 -n -c 1 -W 2 -M dont $V4IN >/dev/null
+	h ping -4 -n -c 1 -W 2 -M do $V4IN >/dev/null
+	vm "ping -4 -n -c 1 -W 2 -M dont $H4IN; ping -4 -n -c 1 -W 2 -M do $H4IN" >/dev/null
+	cap_stop
+	for who in sitd kernel; do
+		[ $who = sitd ] && src=$H4 || src=$V4
+		lines=$(cap_fields "ip.src==$src && ip.proto==4 && icmp.type==8" ip.flags.df | tr '\n' ' ')
+		[ "$lines" = "0 1 0 1 " ] || [ "$lines" = "0 1 " ] ||
+			bad "$who: outer DF of echo requests with inner DF 0, 1: '$lines', want '0 1 '"
+	done
+	result "ipip nopmtudisc: outer DF copied from the inner (0 for ping -M dont, 1 for -M do), sitd as the kernel"
+}
+# mode any: one sit device carries IPv6 (protocol 41) and IPv4 (protocol 4).
+cell_any() {
+	if tunnels any "" ""; then
+		cap_start any || return
+		ping_both 6 "0 56 1432"
+		ping_both 4 "0 56 1452"
+		cap_stop
+		local who src p n
+		for who in sitd kernel; do
+			[ $who = sitd ] && src=$H4 || src=$V4
+			for p in 41 4; do
+				n=$(cap_fields "ip.src==$src && ip.proto==$p" ip.proto | grep -c .)
+				[ "$n" -ge 6 ] || bad "$who: $n outer packets of protocol $p, want >= 6"
+			done
+		done
+	fi
+	result "sit mode any: ping6 (0 56 1432) and ping (0 56 1452) both ways through one device, outer protocol 41 and 4, sitd as the kernel"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
-	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id)
+	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id
+	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
