@@ -643,11 +643,56 @@ cell_any() {
 	result "sit mode any: ping6 (0 56 1432) and ping (0 56 1452) both ways through one device, outer protocol 41 and 4, sitd as the kernel"
 }
 
+# 9 ---------------------------------------------------------------------------
+# The smallest IPv6 packet: 40 bytes, payload length 0, next header 59 (no next
+# header), sent with perl (perl-base is on every Debian) from a raw socket.
+# sitd -> kernel: sent from the host side into sitd's device, counted by a u32 filter
+# on the VM's sit1. kernel -> sitd: sent plain over the tap to the VM, which routes
+# it into its sit tunnel (2001:db8:5::/64 -> sit1); what sitd delivers is captured on
+# its device. Hop limit 2, so the copy sitd delivers dies at the host side.
+send_nonxt() {
+	ip netns exec "$NS" perl -MSocket=:all -e '
+		socket(my $s, AF_INET6, SOCK_RAW, 59) or die "socket: $!";
+		setsockopt($s, IPPROTO_IPV6, IPV6_UNICAST_HOPS, 2) or die "hops: $!";
+		my $to = pack_sockaddr_in6(0, inet_pton(AF_INET6, $ARGV[0]));
+		for (1 .. 3) { defined(send($s, "", 0, $to)) or die "send: $!"; select(undef, undef, undef, 0.1); }
+	' "$1"
+}
+cell_nonxt() {
+	local n lines
+	tunnels sit "" "" || { result "sit: a 40-byte IPv6 packet"; return; }
+	vm "tc qdisc add dev sit1 clsact && tc filter add dev sit1 ingress pref 1 protocol ipv6 u32 match u8 59 0xff at 6 action pass
+	    ip addr add 2001:db8:4::2/64 dev eth0 nodad && ip -6 route add 2001:db8:5::/64 dev sit1" >"$LOGDIR/nonxt.log" 2>&1 ||
+		bad "VM setup: $(tr '\n' ' ' <"$LOGDIR/nonxt.log")"
+	h ip addr add 2001:db8:4::1/64 dev $TAP nodad
+	h ip -6 route add 2001:db8:5::/64 via 2001:db8:4::2 dev $TAP
+	# sitd -> kernel
+	send_nonxt $V6 2>"$LOGDIR/perl.err" || bad "perl: $(cat "$LOGDIR/perl.err")"
+	sleep 0.3
+	n=$(vm "tc -s filter show dev sit1 ingress" 2>&1)
+	n=$(echo "$n" | grep -m1 -oE 'Sent [0-9]+ bytes [0-9]+ pkt' | awk '{print $2 "/" $4}')
+	[ "$n" = "120/3" ] || bad "sitd -> kernel: the VM's sit1 received '${n:-nothing}' (bytes/packets) of next-header-59 packets, want 120/3"
+	# kernel -> sitd
+	CAP=$LOGDIR/nonxt.pcap
+	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -ni sit1 -w "$CAP" 2>"$LOGDIR/nonxt.tcpdump" &
+	CAP_PID=$!
+	BG_PIDS+=("$CAP_PID")
+	sleep 1
+	send_nonxt 2001:db8:5::2 2>"$LOGDIR/perl.err" || bad "perl: $(cat "$LOGDIR/perl.err")"
+	cap_stop
+	lines=$(cap_fields "ipv6.nxt==59 && ipv6.dst==2001:db8:5::2" ipv6.plen frame.len | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+	[ "$lines" = " 3 0 40;" ] || bad "kernel -> sitd: sitd delivered '${lines:-nothing}' (count, payload length, length), want 3 packets of 40 bytes; sitd: $(grep -v ' 0$' "$LOGDIR/sitd.log" | grep drop | tr -s ' ' | tr '\n' ';')"
+	h ip -6 route del 2001:db8:5::/64 2>/dev/null
+	h ip addr del 2001:db8:4::1/64 dev $TAP 2>/dev/null
+	vm 'ip addr del 2001:db8:4::2/64 dev eth0' >/dev/null 2>&1
+	result "sit: a 40-byte IPv6 packet (payload 0, next header 59) crosses both ways, sitd -> kernel and kernel -> sitd"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id
-	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any)
+	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
