@@ -275,22 +275,24 @@ cell_ipip_ping() {
 # 3 ---------------------------------------------------------------------------
 # TCP through sit both ways: host -> VM with socat/busybox nc, the VM's copy back,
 # sha256 compared at each end.
-cell_tcp() {
-	local mb=${INTEROP_MB:-20} sum vsum rsum t
-	tunnels sit "" "" || { result "TCP ${mb} MB"; return; }
-	head -c $((mb * 1048576)) /dev/urandom >"$LOGDIR/data.bin"
+# tcp_transfer DESC "SITD ARGS" "KERNEL ARGS" [VM PREP]
+tcp_transfer() {
+	local desc=$1 mb=${INTEROP_MB:-20} sum vsum rsum t
+	tunnels sit "$2" "$3" "${4:-}" || { result "$desc: TCP ${mb} MB"; return; }
+	[ -s "$LOGDIR/data.bin" ] || head -c $((mb * 1048576)) /dev/urandom >"$LOGDIR/data.bin"
 	sum=$(sha256sum <"$LOGDIR/data.bin" | cut -d' ' -f1)
 	vm 'rm -f /tmp/rx.bin; (nc -l -p 5001 >/tmp/rx.bin </dev/null 2>/tmp/nc.err &) ' >/dev/null
 	sleep 0.5
-	t=$SECONDS
+	t=$EPOCHREALTIME
 	timeout 300 ip netns exec "$NS" socat -u "FILE:$LOGDIR/data.bin" "TCP6:[$V6]:5001" 2>"$LOGDIR/socat-tx.err" ||
 		bad "host->VM: socat: $(head -2 "$LOGDIR/socat-tx.err")"
 	# wait for the VM's nc to see the end
 	VM_TIMEOUT=30 vm 'for i in $(seq 200); do pidof nc >/dev/null || break; sleep 0.1; done; pidof nc >/dev/null && kill $(pidof nc)' >/dev/null
-	local t1=$((SECONDS - t))
+	local t1
+	t1=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	vsum=$(VM_TIMEOUT=120 vm 'sha256sum </tmp/rx.bin | cut -d" " -f1')
 	[ "$vsum" = "$sum" ] || bad "host->VM: VM got sha256 '$vsum' ($(vm 'wc -c </tmp/rx.bin') bytes), sent $sum"
-	t=$SECONDS
+	t=$EPOCHREALTIME
 	h socat -u "TCP6-LISTEN:5002,reuseaddr" "CREATE:$LOGDIR/back.bin" 2>"$LOGDIR/socat-rx.err" &
 	local lp=$!
 	BG_PIDS+=("$lp")
@@ -298,11 +300,17 @@ cell_tcp() {
 	VM_TIMEOUT=300 vm "nc $H6 5002 </tmp/rx.bin" >/dev/null || bad "VM->host: nc failed"
 	for _ in $(seq 100); do kill -0 $lp 2>/dev/null || break; sleep 0.1; done
 	kill $lp 2>/dev/null
-	local t2=$((SECONDS - t))
+	local t2
+	t2=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	rsum=$(sha256sum <"$LOGDIR/back.bin" | cut -d' ' -f1)
 	[ "$rsum" = "$sum" ] || bad "VM->host: host got sha256 '$rsum' ($(wc -c <"$LOGDIR/back.bin") bytes), want $sum"
 	vm 'rm -f /tmp/rx.bin' >/dev/null
-	result "sit: TCP ${mb} MB both ways, sha256 equal (host->VM ${t1} s, VM->host ${t2} s)"
+	result "$desc: TCP ${mb} MB both ways, sha256 equal (host->VM ${t1} s, VM->host ${t2} s)"
+}
+cell_tcp() { tcp_transfer sit "" ""; }
+cell_tcp_fou() {
+	local enc="encap fou encap-sport auto encap-dport 5555 encap-csum"
+	tcp_transfer "sit in fou, encap-csum" "$enc" "$enc" "ip fou add port 5555 ipproto 41 || exit 1"
 }
 
 # 4 ---------------------------------------------------------------------------
@@ -691,7 +699,7 @@ cell_nonxt() {
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
-	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id
+	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
 	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
