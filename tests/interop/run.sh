@@ -689,14 +689,60 @@ cell_nonxt() {
 	send_nonxt 2001:db8:5::2 2>"$LOGDIR/perl.err" || bad "perl: $(cat "$LOGDIR/perl.err")"
 	cap_stop
 	lines=$(cap_fields "ipv6.nxt==59 && ipv6.dst==2001:db8:5::2" ipv6.plen frame.len | sort | uniq -c | tr -s ' ' | tr '\n' ';')
-	[ "$lines" = " 3 0 40;" ] || bad "kernel -> sitd: sitd delivered '${lines:-nothing}' (count, payload length, length), want 3 packets of 40 bytes; sitd: $(grep -v ' 0$' "$LOGDIR/sitd.log" | grep drop | tr -s ' ' | tr '\n' ';')"
+	sitd_stat path_mtu >/dev/null
+	[ "$lines" = " 3 0 40;" ] || bad "kernel -> sitd: sitd delivered '${lines:-nothing}' (count, payload length, length), want 3 packets of 40 bytes"
+	[ ${#ERRS[@]} = 0 ] || bad "sitd's drop counters: $(awk '/: stats$/ { d = "" } $1 ~ /^drop_/ && $2 != 0 { d = d $1 "=" $2 " " } END { print d }' "$LOGDIR/sitd.log")"
 	h ip -6 route del 2001:db8:5::/64 2>/dev/null
 	h ip addr del 2001:db8:4::1/64 dev $TAP 2>/dev/null
 	vm 'ip addr del 2001:db8:4::2/64 dev eth0' >/dev/null 2>&1
 	result "sit: a 40-byte IPv6 packet (payload 0, next header 59) crosses both ways, sitd -> kernel and kernel -> sitd"
 }
 
-CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb
+# 4b --------------------------------------------------------------------------
+# Path MTU learned from a real router's ICMP: the kernel's tunnel end moves into the
+# VM's client namespace c (203.0.113.130), the VM itself becomes the router between
+# the two ends, and its routes to each end carry MTU 1400 (a forwarding kernel honours
+# a route's MTU and answers Fragmentation Needed). The first DF ping of 1400 from each
+# side is dropped by the router, whose Frag Needed must teach sitd and the kernel's
+# sit alike; the second gets mtu=1380 from the tunnel end, 1332 passes, 1333 does not.
+cell_sit_pmtu_router() {
+	local out_s out_k side out
+	teardown
+	h ip route add 203.0.113.128/25 via $V4
+	DEV=sit1
+	if sitd_up sit1 mode sit remote $VC4 local $H4; then
+		vm "ip netns exec c ip link add sit1 type sit mode ip6ip remote $H4 local $VC4 || exit 1
+		    ip -n c link set sit1 up; ip -n c addr add $V6/64 dev sit1 nodad
+		    ip route add $H4/32 dev eth0 mtu 1400 && ip route add $VC4/32 dev vc mtu 1400" >"$LOGDIR/pmtu-router.log" 2>&1 ||
+			bad "VM setup: $(tr '\n' ' ' <"$LOGDIR/pmtu-router.log")"
+		h ip link set sit1 up
+		h ip addr add $H6/64 dev sit1 nodad
+		sleep 0.2
+		out_s=$(h bash -c "$PTB_PROBE; probe 6 $V6 1400 1332")
+		out_k=$(vm "cat >/tmp/probe.sh <<'EOP'
+. /etc/prelude.sh
+$PTB_PROBE
+probe 6 $H6 1400 1332
+EOP
+ip netns exec c sh /tmp/probe.sh")
+		echo "$out_s" >"$LOGDIR/pmtu-router-sitd.txt"
+		echo "$out_k" >"$LOGDIR/pmtu-router-kernel.txt"
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$out_s || out=$out_k
+			[ "$(ptb_field "$out" again mtu)" = 1380 ] ||
+				bad "$side: second DF ping of 1400: $(grep '^again:' <<<"$out"), want mtu=1380; $(grep -A3 '^again:' <<<"$out" | grep '^#' | tr '\n' ' ')"
+			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of 1332 (fits 1380) got no reply"
+			[ "$(ptb_field "$out" over mtu)" = 1380 ] || bad "$side: DF ping of 1333: $(grep '^over:' <<<"$out"), want mtu=1380"
+		done
+	fi
+	sitd_down
+	vm "ip netns exec c ip link del sit1; ip route del $H4/32 dev eth0; ip route del $VC4/32 dev vc; ip route flush cache" >/dev/null 2>&1
+	h ip route del 203.0.113.128/25 2>/dev/null
+	h ip route flush cache
+	result "sit: path MTU from a kernel router's Fragmentation Needed (route MTU 1400 on the VM between the ends): sitd and the kernel's sit both answer the next DF ping of 1400 with mtu=1380, 1332 passes, 1333 does not"
+}
+
+CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
