@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the interop test VM. ttyS0 is the console (kernel log); ttyS1 is the
 # control channel: the host sends one line per command,
 #     CMD <id> <script, base64>
@@ -31,7 +32,7 @@ ip() { /usr/local/bin/ip "$@"; }
 tc() { /usr/local/bin/tc "$@"; }
 ping() { /usr/local/bin/ping "$@"; }
 PRELUDE
-cd /tmp
+cd /tmp || exit 1
 exec 3<>/dev/ttyS1
 while :; do
 	if ! IFS= read -r line <&3; then

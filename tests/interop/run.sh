@@ -14,13 +14,15 @@
 # could not be booted. Only documentation addresses; nothing touches the host's own
 # namespace; everything is removed on exit.
 #
-# Environment: SITD (binary, default build/sitd, built with make if missing),
+# Environment: SITD (a sitd binary to test; default: build/sitd, built first with
+# scripts/deps.sh and make -j2),
 # SITD_INTEROP_CACHE (kernel cache, default /var/cache/sitd-interop),
 # INTEROP_MB (TCP transfer size, default 20), INTEROP_KEEP=1 keeps the logs.
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+SITD_GIVEN=${SITD:-}
 SITD=${SITD:-$ROOT/build/sitd}
 NS=sitdi$$-h
 TAP=tap0
@@ -33,6 +35,7 @@ NS_C=sitdi$$-c
 HR6=2001:db8:2::1 HC6=2001:db8:2::2 HR4=203.0.113.1 HC4=203.0.113.2
 VR6=2001:db8:3::1 VC6=2001:db8:3::2 VR4=203.0.113.129 VC4=203.0.113.130
 LOGDIR=$(mktemp -d /tmp/sitd-interop.XXXXXX)
+# shellcheck disable=SC2034 # read by vm.sh
 VM_LOGDIR=$LOGDIR
 T0=$SECONDS
 N=0 PASSED=0 FAILED=0
@@ -238,10 +241,12 @@ setup() {
 		apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$LOGDIR/apt.log" 2>&1 ||
 			fatal "apt-get install ${missing[*]} failed (see $LOGDIR/apt.log)"
 	fi
-	if [ ! -x "$SITD" ]; then
-		"$ROOT/scripts/deps.sh" >"$LOGDIR/build.log" 2>&1 && make -C "$ROOT" -j2 >>"$LOGDIR/build.log" 2>&1 ||
-			fatal "cannot build sitd (see $LOGDIR/build.log)"
+	# The worktree's sitd, built (incrementally) unless SITD names another binary.
+	if [ -z "${SITD_GIVEN:-}" ]; then
+		{ "$ROOT/scripts/deps.sh" && make -C "$ROOT" -j2; } >"$LOGDIR/build.log" 2>&1 ||
+			fatal "cannot build sitd: $(tail -3 "$LOGDIR/build.log" | tr '\n' ' ')"
 	fi
+	[ -x "$SITD" ] || fatal "$SITD is not an executable"
 	"$HERE/mkinitramfs.sh" "$LOGDIR/vm" 2>"$LOGDIR/mkinitramfs.log" ||
 		fatal "no VM image: $(tail -2 "$LOGDIR/mkinitramfs.log" | tr '\n' ' ')"
 	echo "# kernel $(cat "$LOGDIR/vm/kernel-version"), sitd $SITD, logs $LOGDIR" >&2
@@ -335,7 +340,7 @@ probe() {
 # ptb_run MODE FAM FIT: PTB_SITD, PTB_KERN: what the client behind each end saw.
 ptb_run() {
 	local mode=$1 fam=$2 fit=$3 to_v to_h
-	PTB_SITD= PTB_KERN=
+	PTB_SITD='' PTB_KERN=''
 	if [ "$fam" = 6 ]; then to_v=$VC6 to_h=$HC6; else to_v=$VC4 to_h=$HC4; fi
 	tunnels $mode "" "" || return 1
 	h ip link set $TAP mtu 1400
@@ -432,7 +437,7 @@ outer_check() {
 	echo "$lines" >>"$LOGDIR/outer.txt"
 	n=$(grep -c . <<<"$lines")
 	[ "$n" = 6 ] || { bad "$who: $n encapsulated echo requests captured, want 6"; return; }
-	local want_all="" i=0 l
+	local i=0 l
 	while read -r l; do
 		set -- $l
 		i=$((i + 1))
@@ -621,7 +626,7 @@ cell_ipip_nopmtudisc() {
 	tunnels ipip "nopmtudisc" "nopmtudisc" || { result "ipip nopmtudisc"; return; }
 	cap_start nopmtu-ipip || return
 	h ping -4 -n -c 1 -W 2 -M dont $V4IN >/dev/null
-	h ping -4 -n -c 1 -W 2 -M do $V4IN >/dev/null
+	h ping -4 -n -c 1 -W 2 -M "do" $V4IN >/dev/null
 	vm "ping -4 -n -c 1 -W 2 -M dont $H4IN; ping -4 -n -c 1 -W 2 -M do $H4IN" >/dev/null
 	cap_stop
 	for who in sitd kernel; do

@@ -32,8 +32,8 @@ vm_boot() {
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:02${VM_NIC_OPTS-,csum=off,guest_csum=off}" \
 		</dev/null >"$VM_LOGDIR/qemu.log" 2>&1 &
 	VM_PID=$!
-	local i
-	for i in $(seq 100); do
+
+	for _ in $(seq 100); do
 		[ -S "$VM_SOCK" ] && break
 		kill -0 "$VM_PID" 2>/dev/null || break
 		sleep 0.1
@@ -97,6 +97,6 @@ vm_stop() {
 	[ -z "${VM_SOCAT_PID:-}" ] || kill "$VM_SOCAT_PID" 2>/dev/null
 	wait "${VM_SOCAT_PID:-}" 2>/dev/null
 	[ -z "${VM_IN:-}" ] || exec {VM_IN}>&- {VM_OUT}<&-
-	VM_IN= VM_OUT= VM_SOCAT_PID=
+	VM_IN='' VM_OUT='' VM_SOCAT_PID=''
 	VM_PID=
 }
