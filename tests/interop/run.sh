@@ -710,19 +710,31 @@ cell_nonxt() {
 # a route's MTU and answers Fragmentation Needed). The first DF ping of 1400 from each
 # side is dropped by the router, whose Frag Needed must teach sitd and the kernel's
 # sit alike; the second gets mtu=1380 from the tunnel end, 1332 passes, 1333 does not.
-cell_sit_pmtu_router() {
-	local out_s out_k side out
+# routed_up "SITD ARGS" "KERNEL ARGS": sitd (remote 203.0.113.130) and a kernel sit in
+# the VM's namespace c, the VM routing between them with route MTU 1400 each way.
+routed_up() {
 	teardown
 	h ip route add 203.0.113.128/25 via $V4
 	DEV=sit1
-	if sitd_up sit1 mode sit remote $VC4 local $H4; then
-		vm "ip netns exec c ip link add sit1 type sit mode ip6ip remote $H4 local $VC4 || exit 1
-		    ip -n c link set sit1 up; ip -n c addr add $V6/64 dev sit1 nodad
-		    ip route add $H4/32 dev eth0 mtu 1400 && ip route add $VC4/32 dev vc mtu 1400" >"$LOGDIR/pmtu-router.log" 2>&1 ||
-			bad "VM setup: $(tr '\n' ' ' <"$LOGDIR/pmtu-router.log")"
-		h ip link set sit1 up
-		h ip addr add $H6/64 dev sit1 nodad
-		sleep 0.2
+	# shellcheck disable=SC2086
+	sitd_up sit1 mode sit remote $VC4 local $H4 $1 || return 1
+	vm "ip netns exec c ip link add sit1 type sit mode ip6ip remote $H4 local $VC4 $2 || exit 1
+	    ip -n c link set sit1 up; ip -n c addr add $V6/64 dev sit1 nodad
+	    ip route add $H4/32 dev eth0 mtu 1400 && ip route add $VC4/32 dev vc mtu 1400" >"$LOGDIR/routed.log" 2>&1 ||
+		{ bad "VM setup: $(tr '\n' ' ' <"$LOGDIR/routed.log")"; return 1; }
+	h ip link set sit1 up
+	h ip addr add $H6/64 dev sit1 nodad
+	sleep 0.2
+}
+routed_down() {
+	sitd_down
+	vm "ip netns exec c ip link del sit1; ip route del $H4/32 dev eth0; ip route del $VC4/32 dev vc; ip route flush cache" >/dev/null 2>&1
+	h ip route del 203.0.113.128/25 2>/dev/null
+	h ip route flush cache
+}
+cell_sit_pmtu_router() {
+	local out_s out_k side out
+	if routed_up "" ""; then
 		out_s=$(h bash -c "$PTB_PROBE; probe 6 $V6 1400 1332")
 		out_k=$(vm "cat >/tmp/probe.sh <<'EOP'
 . /etc/prelude.sh
@@ -740,14 +752,61 @@ ip netns exec c sh /tmp/probe.sh")
 			[ "$(ptb_field "$out" over mtu)" = 1380 ] || bad "$side: DF ping of 1333: $(grep '^over:' <<<"$out"), want mtu=1380"
 		done
 	fi
-	sitd_down
-	vm "ip netns exec c ip link del sit1; ip route del $H4/32 dev eth0; ip route del $VC4/32 dev vc; ip route flush cache" >/dev/null 2>&1
-	h ip route del 203.0.113.128/25 2>/dev/null
-	h ip route flush cache
+	routed_down
 	result "sit: path MTU from a kernel router's Fragmentation Needed (route MTU 1400 on the VM between the ends): sitd and the kernel's sit both answer the next DF ping of 1400 with mtu=1380, 1332 passes, 1333 does not"
 }
+# Outer TTL 1 through the same router: it answers Time Exceeded to the tunnel end,
+# which relays it to its inner sender. Two pings from each side. What the kernel
+# sends its local sender is counted by u32 filters on lo in the VM's namespace c;
+# what sitd sends its local sender is captured on its device. Compared: how many
+# ICMPv6 Time Exceeded (3) and Destination Unreachable (1) each sent, from the
+# router's v4-mapped address (::ffff:192.0.2.2) or from another.
+TTLX_SCRIPT='tc() { /usr/local/bin/tc "$@"; }
+tc qdisc add dev lo clsact
+tc filter add dev lo egress pref 1 protocol ipv6 u32 match ip6 src ::ffff:c000:202/128 match u8 3 0xff at 40 action pass
+tc filter add dev lo egress pref 2 protocol ipv6 u32 match ip6 src ::ffff:c000:202/128 match u8 1 0xff at 40 action pass
+tc filter add dev lo egress pref 3 protocol ipv6 u32 match u8 3 0xff at 40 action pass
+tc filter add dev lo egress pref 4 protocol ipv6 u32 match u8 1 0xff at 40 action pass
+/usr/local/bin/ping -6 -n -c 1 -W 2 $1
+/usr/local/bin/ping -6 -n -c 1 -W 2 $1
+for p in 1 2 3 4; do
+	echo "count $p $(tc -s filter show dev lo egress pref $p | grep -m1 -oE "Sent [0-9]+ bytes [0-9]+ pkt" | cut -d" " -f4)"
+done
+tc qdisc del dev lo clsact'
+cell_sit_ttl_exceeded() {
+	local out k='' s='' c1 c2 c3 c4
+	if routed_up "ttl 1" "ttl 1"; then
+		CAP=$LOGDIR/ttl-exceeded.pcap
+		ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -ni sit1 -w "$CAP" icmp6 2>"$LOGDIR/ttlx.tcpdump" &
+		CAP_PID=$!
+		BG_PIDS+=("$CAP_PID")
+		sleep 1
+		h ping -6 -n -c 1 -W 2 $V6 >"$LOGDIR/ttlx-sitd.txt" 2>&1
+		h ping -6 -n -c 1 -W 2 $V6 >>"$LOGDIR/ttlx-sitd.txt" 2>&1
+		cap_stop
+		# the ICMPv6 errors sitd wrote toward its sender (not the quoted inner packet)
+		out=$(cap_fields "ipv6.dst==$H6 && (icmpv6.type==3 || icmpv6.type==1)" icmpv6.type ipv6.src)
+		c1=$(grep -c '^3 ::ffff:192.0.2.2$' <<<"$out") c2=$(grep -c '^1 ::ffff:192.0.2.2$' <<<"$out")
+		c3=$(grep -c '^3 ' <<<"$out") c4=$(grep -c '^1 ' <<<"$out")
+		s="v4mapped: timex=$c1 unreach=$c2; any source: timex=$c3 unreach=$c4"
+		s+=" ($(grep '^From' "$LOGDIR/ttlx-sitd.txt" | sed 's/ icmp_seq=[0-9]*//' | tr '\n' ';'))"
+		out=$(vm "cat >/tmp/ttlx.sh <<'EOS'
+$TTLX_SCRIPT
+EOS
+ip netns exec c sh /tmp/ttlx.sh $H6" 2>&1)
+		echo "$out" >"$LOGDIR/ttlx-kernel.txt"
+		c1=$(awk '$1 == "count" && $2 == 1 { print $3 + 0 }' <<<"$out")
+		c2=$(awk '$1 == "count" && $2 == 2 { print $3 + 0 }' <<<"$out")
+		c3=$(awk '$1 == "count" && $2 == 3 { print $3 + 0 }' <<<"$out")
+		c4=$(awk '$1 == "count" && $2 == 4 { print $3 + 0 }' <<<"$out")
+		k="v4mapped: timex=$c1 unreach=$c2; any source: timex=$c3 unreach=$c4"
+		[ "${s%% (*}" = "$k" ] || bad "ICMPv6 errors to the sender over two pings: kernel '$k', sitd '$s'"
+	fi
+	routed_down
+	result "sit: outer TTL 1 expires at a kernel router: the errors relayed to the inner sender over two pings as the kernel's (kernel '$k', sitd '$s')"
+}
 
-CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router
+CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
