@@ -1,0 +1,823 @@
+#!/usr/bin/env bash
+# sitd against a real kernel's sit, ipip and fou: Debian's cloud kernel in a qemu VM
+# (TCG), its virtio NIC on a tap device in a network namespace of our own where sitd
+# runs. As root:  tests/interop/run.sh
+#
+#   netns $NS (host side)                          VM (Debian cloud kernel)
+#   sitd <-> TUN sit1/ipip1                        kernel sit1 / ipip1 (+ fou)
+#     2001:db8:1::1/64  198.51.100.1/24              2001:db8:1::2/64  198.51.100.2/24
+#   tap0 192.0.2.1/24  ============ virtio-net ===  eth0 192.0.2.2/24
+#
+# One VM boot per run; tunnels are rebuilt between cells. Each cell prints
+# "ok N - ..." or "not ok N - ..." with what differed; the last line is
+# "N passed, N failed" and the exit status is non-zero if anything failed or the VM
+# could not be booted. Only documentation addresses; nothing touches the host's own
+# namespace; everything is removed on exit.
+#
+# Environment: SITD (a sitd binary to test; default: build/sitd, built first with
+# scripts/deps.sh and make -j2),
+# SITD_INTEROP_CACHE (kernel cache, default /var/cache/sitd-interop),
+# INTEROP_MB (TCP transfer size, default 20), INTEROP_KEEP=1 keeps the logs.
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SITD_GIVEN=${SITD:-}
+SITD=${SITD:-$ROOT/build/sitd}
+NS=sitdi$$-h
+TAP=tap0
+H4=192.0.2.1 V4=192.0.2.2
+H6=2001:db8:1::1 V6=2001:db8:1::2
+H4IN=198.51.100.1 V4IN=198.51.100.2
+# A client network behind each end, routed through the tunnel: HR/VR the routers'
+# addresses on it, HC/VC the clients'.
+NS_C=sitdi$$-c
+HR6=2001:db8:2::1 HC6=2001:db8:2::2 HR4=203.0.113.1 HC4=203.0.113.2
+VR6=2001:db8:3::1 VC6=2001:db8:3::2 VR4=203.0.113.129 VC4=203.0.113.130
+LOGDIR=$(mktemp -d /tmp/sitd-interop.XXXXXX)
+# shellcheck disable=SC2034 # read by vm.sh
+VM_LOGDIR=$LOGDIR
+T0=$SECONDS
+N=0 PASSED=0 FAILED=0
+SITD_PID=
+BG_PIDS=()
+
+# shellcheck source=tests/interop/vm.sh
+. "$HERE/vm.sh"
+
+h() { ip netns exec "$NS" "$@"; }
+
+cleanup() {
+	local p
+	sitd_down
+	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	vm_stop
+	local ns
+	for ns in "$NS" "$NS_C"; do
+		if ip netns list 2>/dev/null | grep -qw "$ns"; then
+			ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+			ip netns del "$ns" 2>/dev/null
+		fi
+	done
+	if [ "${INTEROP_KEEP:-0}" = 1 ] || [ "$FAILED" != 0 ]; then
+		echo "# logs in $LOGDIR" >&2
+	else
+		rm -rf "$LOGDIR"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fatal() {
+	echo "not ok - interop suite cannot run: $*"
+	echo "FATAL: $*" >&2
+	FAILED=$((FAILED + 1))
+	echo "$PASSED passed, $FAILED failed"
+	exit 1
+}
+
+# --- results -----------------------------------------------------------------
+# A cell collects what differed with `bad MESSAGE`; `result DESCRIPTION` prints it.
+ERRS=()
+bad() { ERRS+=("$*"); }
+result() {
+	N=$((N + 1))
+	if [ ${#ERRS[@]} = 0 ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N - $*"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N - $*"
+		printf '  # %s\n' "${ERRS[@]}"
+	fi
+	ERRS=()
+}
+
+# --- sitd: the one place that knows its command line --------------------------
+# sitd_up ARGS...: the `ip tunnel add` arguments (device name first); waits until it
+# runs. The control socket is private to this run.
+sitd_up() {
+	local log=$LOGDIR/sitd.log
+	: >"$log"
+	# not through h(): $! must be sitd itself (ip netns exec execs it)
+	ip netns exec "$NS" "$SITD" -S "$LOGDIR/sitd.sock" "$@" 2>>"$log" &
+	SITD_PID=$!
+	for _ in $(seq 50); do
+		grep -q ': running' "$log" 2>/dev/null && return 0
+		kill -0 "$SITD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	bad "sitd did not start: sitd $*: $(tail -3 "$log" | tr '\n' ' ')"
+	return 1
+}
+sitd_down() {
+	[ -n "$SITD_PID" ] || return 0
+	kill -TERM "$SITD_PID" 2>/dev/null
+	for _ in $(seq 30); do
+		kill -0 "$SITD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$SITD_PID" 2>/dev/null
+	wait "$SITD_PID" 2>/dev/null
+	SITD_PID=
+	# keep each tunnel's log
+	[ -s "$LOGDIR/sitd.log" ] && cat "$LOGDIR/sitd.log" >>"$LOGDIR/sitd-all.log"
+}
+# sitd_stat NAME: one counter from the SIGUSR1 dump.
+sitd_stat() {
+	local before
+	before=$(grep -c 'end stats' "$LOGDIR/sitd.log")
+	kill -USR1 "$SITD_PID" 2>/dev/null
+	for _ in $(seq 50); do
+		[ "$(grep -c 'end stats' "$LOGDIR/sitd.log")" -gt "$before" ] && break
+		sleep 0.05
+	done
+	awk -v n="$1" '$1 == n { v = $2 } END { print v }' "$LOGDIR/sitd.log"
+}
+
+# --- tunnels -----------------------------------------------------------------
+# tunnels MODE "SITD ARGS" "KERNEL ARGS" [VM PREP]: sitd on the host side (device
+# sit1 for sit/any, ipip1 for ipip) and the kernel's tunnel in the VM, both up with
+# their inner addresses. KERNEL ARGS go to `ip link add DEV type sit|ipip`.
+DEV=
+tunnels() {
+	local mode=$1 sargs=$2 kargs=$3 prep=${4:-} ktype=sit
+	[ -n "${tunnels_keep_mtu:-}" ] || teardown
+	case $mode in
+	ipip) DEV=ipip1 ktype=ipip ;;
+	*) DEV=sit1 ;;
+	esac
+	# Order matters: a tunnel's first packets (MLD, RS) reaching an end with no tunnel
+	# draw ICMP unreachables, and those arm the tunnel's error damper (the kernel's
+	# and sitd's alike): the next packet's sender would get Address Unreachable.
+	# So: sitd first with its device down (its sockets keep the host side from
+	# answering with ICMP), then the kernel's tunnel, then sitd's device up.
+	# shellcheck disable=SC2086
+	sitd_up $DEV mode $mode remote $V4 local $H4 $sargs || return 1
+	local kmode=
+	[ "$mode" = any ] && kmode="mode any"
+	[ "$mode" = sit ] && kmode="mode ip6ip"
+	vm "$prep
+	    ip link add $DEV type $ktype $kmode remote $H4 local $V4 $kargs || exit 1
+	    ip link set $DEV up
+	    [ $mode = ipip ] || ip addr add $V6/64 dev $DEV nodad
+	    [ $mode = sit ] || ip addr add $V4IN/24 dev $DEV" >"$LOGDIR/vm-tunnel.log" 2>&1 ||
+		{ bad "kernel tunnel: ip link add $DEV type $ktype $kmode ... $kargs: $(tr '\n' ' ' <"$LOGDIR/vm-tunnel.log")"; return 1; }
+	h ip link set $DEV up
+	[ "$mode" = ipip ] || h ip addr add $H6/64 dev $DEV nodad
+	[ "$mode" = sit ] || h ip addr add $H4IN/24 dev $DEV
+	# the client networks, through the tunnel
+	[ "$mode" = ipip ] || { h ip -6 route add ${VC6%::*}::/64 dev $DEV; vm "ip -6 route add ${HC6%::*}::/64 dev $DEV" >/dev/null; }
+	[ "$mode" = sit ] || { h ip route add 203.0.113.128/25 dev $DEV; vm "ip route add 203.0.113.0/25 dev $DEV" >/dev/null; }
+	sleep 0.2
+}
+# Back to a bare link: no tunnels, no fou ports, no tc, MTU 1500 both sides.
+teardown() {
+	sitd_down
+	h ip link set $TAP mtu 1500
+	vm 'ip link del sit1 2>/dev/null; ip link del ipip1 2>/dev/null
+	    for p in 5555 5556; do ip fou del port $p 2>/dev/null; done
+	    tc qdisc del dev eth0 clsact 2>/dev/null
+	    ip link set eth0 mtu 1500; ip route flush cache' >/dev/null 2>&1
+	h ip route flush cache 2>/dev/null
+}
+
+# --- pings -------------------------------------------------------------------
+# ping_both FAMILY "SIZES" [PING OPTIONS]: ping with each payload size from the host
+# side (through sitd) and from the VM (through the kernel); each must get exactly one
+# reply of SIZE + 8 bytes.
+ping_both() {
+	local fam=$1 sizes=$2 opts=${3:-} s out to_v to_h
+	if [ "$fam" = 6 ]; then to_v=$V6 to_h=$H6; else to_v=$V4IN to_h=$H4IN; fi
+	for s in $sizes; do
+		out=$(h ping -$fam -n -c 1 -W 3 -s "$s" $opts $to_v 2>&1)
+		grep -q "^$((s + 8)) bytes from $to_v" <<<"$out" ||
+			bad "host->VM ping -$fam -s $s $opts: $(grep -E 'bytes from|packets|rror|From' <<<"$out" | tr '\n' ' ')"
+	done
+	out=$(vm "for s in $sizes; do ping -$fam -n -c 1 -W 3 -s \$s $opts $to_h 2>&1 | sed \"s/^/\$s: /\"; done")
+	for s in $sizes; do
+		grep -q "^$s: $((s + 8)) bytes from $to_h" <<<"$out" ||
+			bad "VM->host ping -$fam -s $s $opts: $(grep -E "^$s: .*(bytes from|packets|rror|From)" <<<"$out" | tr '\n' ' ')"
+	done
+}
+
+# The client networks: netns $NS_C behind the host side, netns c inside the VM.
+clients() {
+	ip netns add "$NS_C" || fatal "cannot create namespace $NS_C"
+	ip -n "$NS" link add vc type veth peer name vc0 netns "$NS_C" || fatal "cannot create a veth pair"
+	h ip addr add $HR6/64 dev vc nodad
+	h ip addr add $HR4/25 dev vc
+	h ip link set vc up
+	h sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	ip -n "$NS_C" link set lo up
+	ip -n "$NS_C" addr add $HC6/64 dev vc0 nodad
+	ip -n "$NS_C" addr add $HC4/25 dev vc0
+	ip -n "$NS_C" link set vc0 up
+	ip -n "$NS_C" route add default via $HR4
+	ip -n "$NS_C" -6 route add default via $HR6
+	vm "ip netns add c && ip link add vc type veth peer name vc0 netns c || exit 1
+	    ip addr add $VR6/64 dev vc nodad; ip addr add $VR4/25 dev vc; ip link set vc up
+	    sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	    ip -n c link set lo up
+	    ip -n c addr add $VC6/64 dev vc0 nodad; ip -n c addr add $VC4/25 dev vc0
+	    ip -n c link set vc0 up
+	    ip -n c route add default via $VR4; ip -n c -6 route add default via $VR6" >"$LOGDIR/clients.log" 2>&1 ||
+		fatal "cannot build the VM's client namespace: $(tr '\n' ' ' <"$LOGDIR/clients.log")"
+}
+
+# =============================================================================
+setup() {
+	[ "$(id -u)" = 0 ] || fatal "run as root (namespaces, tap, qemu)"
+	[ -c /dev/net/tun ] || fatal "/dev/net/tun is missing"
+	local pkgs=(qemu-system-x86 busybox-static xz-utils cpio kmod socat iproute2 iputils-ping tcpdump tshark)
+	local missing=() p
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} != 0 ]; then
+		echo "# installing ${missing[*]}" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >"$LOGDIR/apt.log" 2>&1
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >>"$LOGDIR/apt.log" 2>&1 ||
+			fatal "apt-get install ${missing[*]} failed (see $LOGDIR/apt.log)"
+	fi
+	# The worktree's sitd, built (incrementally) unless SITD names another binary.
+	if [ -z "${SITD_GIVEN:-}" ]; then
+		{ "$ROOT/scripts/deps.sh" && make -C "$ROOT" -j2; } >"$LOGDIR/build.log" 2>&1 ||
+			fatal "cannot build sitd: $(tail -3 "$LOGDIR/build.log" | tr '\n' ' ')"
+	fi
+	[ -x "$SITD" ] || fatal "$SITD is not an executable"
+	"$HERE/mkinitramfs.sh" "$LOGDIR/vm" 2>"$LOGDIR/mkinitramfs.log" ||
+		fatal "no VM image: $(tail -2 "$LOGDIR/mkinitramfs.log" | tr '\n' ' ')"
+	echo "# kernel $(cat "$LOGDIR/vm/kernel-version"), sitd $SITD, logs $LOGDIR" >&2
+
+	ip netns add "$NS" || fatal "cannot create namespace $NS"
+	h ip link set lo up
+	h ip tuntap add dev $TAP mode tap || fatal "cannot create tap $TAP in $NS"
+	h ip addr add $H4/24 dev $TAP
+	h ip link set $TAP up
+	h sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	local t=$SECONDS
+	vm_boot "$LOGDIR/vm" "$NS" $TAP 2>"$LOGDIR/boot.err" ||
+		fatal "cannot boot the kernel under qemu: $(tr '\n' ' ' <"$LOGDIR/boot.err" | tail -c 600)"
+	echo "# VM up in $((SECONDS - t)) s" >&2
+	h ping -c 1 -W 5 $V4 >/dev/null || fatal "the VM does not answer ping on $V4"
+	clients
+}
+
+# 1 ---------------------------------------------------------------------------
+cell_sit_ping() {
+	tunnels sit "" "" && ping_both 6 "0 1 56 1000 1232 1432 1433 3000"
+	result "sit: ping6 both ways, payloads 0 1 56 1000 1232 1432 (largest unfragmented) 1433 3000 (fragmented inner)"
+}
+
+# 2 ---------------------------------------------------------------------------
+cell_ipip_ping() {
+	tunnels ipip "" "" && ping_both 4 "0 1 56 1000 1452 1453 3000"
+	result "ipip: ping both ways, payloads 0 1 56 1000 1452 (largest unfragmented) 1453 3000 (fragmented inner)"
+}
+
+# 3 ---------------------------------------------------------------------------
+# TCP through sit both ways: host -> VM with socat/busybox nc, the VM's copy back,
+# sha256 compared at each end.
+# tcp_transfer DESC "SITD ARGS" "KERNEL ARGS" [VM PREP]
+tcp_transfer() {
+	local desc=$1 mb=${INTEROP_MB:-20} sum vsum rsum t
+	tunnels sit "$2" "$3" "${4:-}" || { result "$desc: TCP ${mb} MB"; return; }
+	[ -s "$LOGDIR/data.bin" ] || head -c $((mb * 1048576)) /dev/urandom >"$LOGDIR/data.bin"
+	sum=$(sha256sum <"$LOGDIR/data.bin" | cut -d' ' -f1)
+	vm 'rm -f /tmp/rx.bin; (nc -l -p 5001 >/tmp/rx.bin </dev/null 2>/tmp/nc.err &) ' >/dev/null
+	sleep 0.5
+	t=$EPOCHREALTIME
+	timeout 300 ip netns exec "$NS" socat -u "FILE:$LOGDIR/data.bin" "TCP6:[$V6]:5001" 2>"$LOGDIR/socat-tx.err" ||
+		bad "host->VM: socat: $(head -2 "$LOGDIR/socat-tx.err")"
+	# wait for the VM's nc to see the end
+	VM_TIMEOUT=30 vm 'for i in $(seq 200); do pidof nc >/dev/null || break; sleep 0.1; done; pidof nc >/dev/null && kill $(pidof nc)' >/dev/null
+	local t1
+	t1=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	vsum=$(VM_TIMEOUT=120 vm 'sha256sum </tmp/rx.bin | cut -d" " -f1')
+	[ "$vsum" = "$sum" ] || bad "host->VM: VM got sha256 '$vsum' ($(vm 'wc -c </tmp/rx.bin') bytes), sent $sum"
+	t=$EPOCHREALTIME
+	h socat -u "TCP6-LISTEN:5002,reuseaddr" "CREATE:$LOGDIR/back.bin" 2>"$LOGDIR/socat-rx.err" &
+	local lp=$!
+	BG_PIDS+=("$lp")
+	sleep 0.3
+	VM_TIMEOUT=300 vm "nc $H6 5002 </tmp/rx.bin" >/dev/null || bad "VM->host: nc failed"
+	for _ in $(seq 100); do kill -0 $lp 2>/dev/null || break; sleep 0.1; done
+	kill $lp 2>/dev/null
+	local t2
+	t2=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	rsum=$(sha256sum <"$LOGDIR/back.bin" | cut -d' ' -f1)
+	[ "$rsum" = "$sum" ] || bad "VM->host: host got sha256 '$rsum' ($(wc -c <"$LOGDIR/back.bin") bytes), want $sum"
+	vm 'rm -f /tmp/rx.bin' >/dev/null
+	result "$desc: TCP ${mb} MB both ways, sha256 equal (host->VM ${t1} s, VM->host ${t2} s)"
+}
+cell_tcp() { tcp_transfer sit "" ""; }
+cell_tcp_fou() {
+	local enc="encap fou encap-sport auto encap-dport 5555 encap-csum"
+	tcp_transfer "sit in fou, encap-csum" "$enc" "$enc" "ip fou add port 5555 ipproto 41 || exit 1"
+}
+
+# 4 ---------------------------------------------------------------------------
+# Packet Too Big / Fragmentation Needed. Both tunnels come up over a 1500-byte link
+# (tunnel MTU 1480); then the link MTU drops to 1400 at both ends, so the path allows
+# 1380 inside. Each side has a client namespace behind it (routed through the
+# tunnel endpoint, as on any router): a DF ping of 1400 bytes from the client fits
+# the tunnel device but not the path, and the endpoint (sitd, or the VM's kernel) must
+# answer it with PTB/Frag Needed mtu=1380; the largest fitting ping then passes and
+# one byte more gets mtu 1380 again.
+PTB_PROBE='one() {
+	o=$(ping -$fam -n -c 1 -W 2 -M do -s $1 $dst 2>&1)
+	from=$(echo "$o" | sed -n "s/^From \([^ ]*\) .*/\1/p" | head -1)
+	mtu=$(echo "$o" | grep -oE "mtu ?[=:]? ?[0-9]+" | grep -oE "[0-9]+" | head -1)
+	echo "$2: from=${from:-none} mtu=${mtu:-none} reply=$(echo "$o" | grep -c "bytes from")"
+	echo "$o" | grep -v "^$" | sed "s/^/#   /"
+}
+probe() {
+	fam=$1 dst=$2 big=$3 fit=$4
+	one $big first; one $big again; one $fit fit; one $((fit + 1)) over
+}'
+# ptb_run MODE FAM FIT: PTB_SITD, PTB_KERN: what the client behind each end saw.
+ptb_run() {
+	local mode=$1 fam=$2 fit=$3 to_v to_h
+	PTB_SITD='' PTB_KERN=''
+	if [ "$fam" = 6 ]; then to_v=$VC6 to_h=$HC6; else to_v=$VC4 to_h=$HC4; fi
+	tunnels $mode "" "" || return 1
+	h ip link set $TAP mtu 1400
+	vm 'ip link set eth0 mtu 1400' >/dev/null
+	PTB_SITD=$(ip netns exec "$NS_C" bash -c "$PTB_PROBE; probe $fam $to_v 1400 $fit")
+	PTB_KERN=$(vm "cat >/tmp/probe.sh <<'EOP'
+. /etc/prelude.sh
+$PTB_PROBE
+probe $fam $to_h 1400 $fit
+EOP
+ip netns exec c sh /tmp/probe.sh")
+	echo "$PTB_SITD" >"$LOGDIR/ptb-$mode-sitd.txt"
+	echo "$PTB_KERN" >"$LOGDIR/ptb-$mode-kernel.txt"
+}
+ptb_field() { sed -n "s/^$2: .*$3=\([^ ]*\).*/\1/p" <<<"$1"; }
+# ptb_cells MODE FAM FIT NAME ROUTER_H ROUTER_V DEST_FROM_H DEST_FROM_V
+ptb_cells() {
+	local mode=$1 fam=$2 fit=$3 what=$4 rh=$5 rv=$6 dh=$7 dv=$8 side out ks ss ok=1
+	ptb_run $mode $fam $fit || ok=0
+	if [ $ok = 1 ]; then
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$PTB_SITD || out=$PTB_KERN
+			[ "$(ptb_field "$out" again mtu)" = 1380 ] ||
+				bad "$side: second DF ping of 1400: $(grep '^again:' <<<"$out"), want mtu=1380; $(grep -A3 '^again:' <<<"$out" | grep '^#' | tr '\n' ' ')"
+			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of $fit (fits 1380) got no reply"
+			[ "$(ptb_field "$out" over mtu)" = 1380 ] || bad "$side: DF ping of $((fit + 1)): $(grep '^over:' <<<"$out"), want mtu=1380"
+		done
+	fi
+	result "$mode: $what from sitd and from the kernel to a routed sender once the path MTU fell to 1400: mtu=1380, then $fit passes and $((fit + 1)) does not"
+	if [ $ok = 1 ]; then
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$PTB_SITD || out=$PTB_KERN
+			[ "$(ptb_field "$out" first mtu)" = 1380 ] ||
+				bad "$side: the first DF ping of 1400 after the fall: $(grep '^first:' <<<"$out") (want mtu=1380, as the kernel)"
+		done
+	fi
+	result "$mode: the first oversize packet after the path MTU fell is answered with $what (mtu=1380) too"
+	# the first error the client saw (the first or the second ping), its From address
+	ks=$(ptb_field "$PTB_KERN" first from) ss=$(ptb_field "$PTB_SITD" first from)
+	[ "$ks" != none ] || ks=$(ptb_field "$PTB_KERN" again from)
+	[ "$ss" != none ] || ss=$(ptb_field "$PTB_SITD" again from)
+	case $ks in "$rv") ks="router($ks)" ;; "$dv") ks="destination($ks)" ;; esac
+	case $ss in "$rh") ss="router($ss)" ;; "$dh") ss="destination($ss)" ;; esac
+	[ $ok = 1 ] && [ "${ss%%(*}" != "${ks%%(*}" ] && bad "source address of the $what: kernel $ks, sitd $ss"
+	result "$mode: source address of the $what as the kernel's: kernel ${ks:-none}, sitd ${ss:-none}"
+}
+cell_sit_ptb() { ptb_cells sit 6 1332 "Packet Too Big" $HR6 $VR6 $VC6 $HC6; }
+cell_ipip_ptb() { ptb_cells ipip 4 1352 "Fragmentation Needed" $HR4 $VR4 $VC4 $HC4; }
+
+# --- captures on the tap (the wire between sitd and the kernel) ----------------
+CAP_PID=
+cap_start() {
+	CAP=$LOGDIR/$1.pcap
+	# not through h(): $! must be tcpdump itself; -Z root: the log directory is 0700
+	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -s 2048 -ni $TAP -w "$CAP" 2>"$LOGDIR/$1.tcpdump" &
+	CAP_PID=$!
+	BG_PIDS+=("$CAP_PID")
+	for _ in $(seq 50); do
+		grep -q 'listening on' "$LOGDIR/$1.tcpdump" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	bad "tcpdump did not start: $(cat "$LOGDIR/$1.tcpdump")"
+}
+cap_stop() {
+	sleep 0.5
+	kill -INT "$CAP_PID" 2>/dev/null
+	for _ in $(seq 30); do
+		kill -0 "$CAP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID" 2>/dev/null
+	CAP_PID=
+}
+# cap_fields FILTER FIELD...: one line per packet, fields space-separated (first
+# occurrence of each: the outer header's)
+cap_fields() {
+	local filter=$1 f args=()
+	shift
+	for f in "$@"; do args+=(-e "$f"); done
+	tshark -r "$CAP" -o udp.check_checksum:TRUE -Y "$filter" -T fields -E occurrence=f -E separator=' ' "${args[@]}" 2>/dev/null
+}
+
+# 5 ---------------------------------------------------------------------------
+# Outer header of sitd's packets and of the kernel's for the same inner packet: an
+# echo request with DS field 0x28 and hop limit / TTL 33, then the same with CE in
+# the inner ECN field, three of each. Checked: protocol, TTL, TOS, DF, ID (non-zero,
+# changing).
+# outer_check WHO SRC FILTER PROTO TTL TOS TOS_CE [DF]
+outer_check() {
+	local who=$1 src=$2 filter=$3 proto=$4 ttl=$5 tos=$6 tosce=$7 df=${8:-1} lines n ids
+	lines=$(cap_fields "ip.src==$src && $filter" ip.proto ip.ttl ip.dsfield ip.flags.df ip.id ip.flags.mf ip.frag_offset)
+	echo "$who ($src):" >>"$LOGDIR/outer.txt"
+	echo "$lines" >>"$LOGDIR/outer.txt"
+	n=$(grep -c . <<<"$lines")
+	[ "$n" = 6 ] || { bad "$who: $n encapsulated echo requests captured, want 6"; return; }
+	local i=0 l
+	while read -r l; do
+		set -- $l
+		i=$((i + 1))
+		local want_tos=$tos
+		[ $i -gt 3 ] && want_tos=$tosce
+		[ "$1" = "$proto" ] || bad "$who packet $i: outer protocol $1, want $proto"
+		[ "$2" = "$ttl" ] || bad "$who packet $i: outer TTL $2, want $ttl"
+		[ "$((${3}))" = "$((want_tos))" ] || bad "$who packet $i: outer TOS $3, want $want_tos"
+		[ "$4" = "$df" ] || bad "$who packet $i: outer DF $4, want $df"
+		[ "$(($5))" != 0 ] || bad "$who packet $i: outer ID 0"
+	done <<<"$lines"
+	ids=$(awk '{print $5}' <<<"$lines" | sort -u | grep -c .)
+	[ "$ids" = 6 ] || bad "$who: only $ids distinct outer IDs in 6 packets: $(awk '{printf "%s ", $5}' <<<"$lines")"
+}
+# ttltos MODE "SITD ARGS" "KERNEL ARGS" TTL TOS TOS_CE [DF]
+ttltos() {
+	local mode=$1 sargs=$2 kargs=$3 ttl=$4 tos=$5 tosce=$6 df=${7:-1} fam=6 to_v=$V6 to_h=$H6 proto=41 filter="icmpv6.type==128"
+	[ "$mode" = ipip ] && fam=4 to_v=$V4IN to_h=$H4IN proto=4 filter="icmp.type==8"
+	tunnels $mode "$sargs" "$kargs" || return
+	cap_start ttltos-$mode-$ttl-$tos || return
+	h ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $to_v >/dev/null 2>&1
+	h ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x2b -t 33 $to_v >/dev/null 2>&1
+	vm "ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $to_h; ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x2b -t 33 $to_h" >/dev/null 2>&1
+	cap_stop
+	: >"$LOGDIR/outer.txt"
+	outer_check sitd $H4 "$filter" $proto $ttl $tos $tosce $df
+	outer_check kernel $V4 "$filter" $proto $ttl $tos $tosce $df
+	cp "$LOGDIR/outer.txt" "$LOGDIR/outer-$mode-${ttl}-${tos}.txt"
+}
+cell_sit_default() {
+	ttltos sit "" "" 33 0x00 0x02
+	result "sit, no ttl/tos given (ttl inherit, tos 0): outer protocol 41, TTL 33, TOS 0x00 (inner CE: 0x02), DF, IDs non-zero and changing, sitd as the kernel"
+}
+cell_sit_inherit() {
+	ttltos sit "tos inherit" "tos inherit" 33 0x28 0x2a
+	result "sit, ttl inherit, tos inherit: outer TTL 33, TOS 0x28 (inner CE: 0x2a), DF, sitd as the kernel"
+}
+cell_sit_fixed() {
+	ttltos sit "ttl 17 tos 48" "ttl 17 tos 48" 17 0x48 0x4a
+	result "sit, ttl 17, tos 48: outer TTL 17, TOS 0x48 (inner CE: 0x4a), DF, sitd as the kernel"
+}
+cell_ipip_inherit() {
+	ttltos ipip "tos inherit" "tos inherit" 33 0x28 0x2a
+	result "ipip, ttl inherit, tos inherit: outer protocol 4, TTL 33, TOS 0x28 (inner CE: 0x2a), DF, IDs non-zero and changing, sitd as the kernel"
+}
+cell_ipip_fixed() {
+	ttltos ipip "ttl 17 tos 48" "ttl 17 tos 48" 17 0x48 0x4a
+	result "ipip, ttl 17, tos 48: outer TTL 17, TOS 0x48 (inner CE: 0x4a), DF, sitd as the kernel"
+}
+
+# 6 ---------------------------------------------------------------------------
+# ECN decapsulation, RFC 6040: the VM's tc (pedit + csum) marks CE in the outer
+# header of every tunnel packet it sends and receives, so both decapsulators see an
+# outer CE. Inner ECT(0) must come out CE; inner Not-ECT must be dropped (the
+# kernel's and RFC 6040's rule). What sitd delivers is captured on its device; what
+# the kernel delivers is counted by a u32 filter on the VM's tunnel device.
+ecn_cell() {
+	local mode=$1 fam=6 to_v=$V6 to_h=$H6 proto=41 match="protocol ipv6 u32 match u16 0x0030 0x0030 at 0" filter="icmpv6.type==128" ecnf=ipv6.tclass.ecn
+	[ "$mode" = ipip ] && fam=4 to_v=$V4IN to_h=$H4IN proto=4 match="protocol ip u32 match ip tos 0x03 0x03" filter="icmp.type==8" ecnf=ip.dsfield.ecn
+	tunnels $mode "" "" || return
+	vm "tc qdisc add dev eth0 clsact || exit 1
+	    for d in egress ingress; do
+		tc filter add dev eth0 \$d protocol ip u32 match ip protocol $proto 0xff action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum ip || exit 1
+	    done
+	    tc qdisc add dev $DEV clsact &&
+	    tc filter add dev $DEV ingress pref 1 $match action pass" >"$LOGDIR/ecn-tc.log" 2>&1 ||
+		{ bad "tc in the VM: $(tr '\n' ' ' <"$LOGDIR/ecn-tc.log")"; return; }
+	CAP=$LOGDIR/ecn-$mode.pcap
+	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -ni $DEV -w "$CAP" 2>"$LOGDIR/ecn.tcpdump" &
+	CAP_PID=$!
+	BG_PIDS+=("$CAP_PID")
+	sleep 1
+	local out n
+	out=$(h ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x02 $to_v 2>&1)
+	n=$(vm "tc -s filter show dev $DEV ingress" 2>&1); n=$(echo "$n" | grep -m1 -oE 'Sent [0-9]+ bytes [0-9]+ pkt' | awk '{print $4}')
+	[ "${n:-0}" -ge 3 ] || bad "kernel: inner CE packets received from sitd: ${n:-none}, want >= 3 (3 echo requests with outer CE, inner ECT(0))"
+	grep -q ' 3 received' <<<"$out" || bad "host->VM ping with inner ECT(0), outer CE: $(grep packets <<<"$out")"
+	out=$(vm "ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x02 $to_h" 2>&1)
+	grep -q ' 3 received' <<<"$out" || bad "VM->host ping with inner ECT(0), outer CE: $(grep packets <<<"$out")"
+	# inner Not-ECT under an outer CE: dropped at both ends
+	out=$(h ping -$fam -n -c 2 -i 0.2 -W 1 -Q 0x00 $to_v 2>&1)
+	grep -q ' 0 received' <<<"$out" || bad "kernel: inner Not-ECT with outer CE not dropped: $(grep packets <<<"$out")"
+	out=$(vm "ping -$fam -n -c 2 -i 0.2 -W 1 -Q 0x00 $to_h" 2>&1)
+	grep -q ' 0 received' <<<"$out" || bad "sitd: inner Not-ECT with outer CE not dropped: $(grep packets <<<"$out")"
+	cap_stop
+	local ecns
+	ecns=$(cap_fields "$filter && $( [ $fam = 6 ] && echo ipv6 || echo ip ).src==${to_v}" $ecnf | tr '\n' ' ')
+	[ "$ecns" = "3 3 3 " ] || bad "sitd: inner ECN of the 3 echo requests it delivered: '$ecns', want '3 3 3 ' (CE)"
+}
+cell_sit_ecn() {
+	ecn_cell sit
+	result "sit: RFC 6040 decapsulation, outer CE: inner ECT(0) becomes CE, inner Not-ECT is dropped, at sitd and at the kernel"
+}
+cell_ipip_ecn() {
+	ecn_cell ipip
+	result "ipip: RFC 6040 decapsulation, outer CE: inner ECT(0) becomes CE, inner Not-ECT is dropped, at sitd and at the kernel"
+}
+
+# 7 ---------------------------------------------------------------------------
+# FOU and GUE (UDP port 5555), with and without the UDP checksum: pings both ways up
+# to the largest unfragmented inner packet (tunnel MTU 1472 for fou, 1468 for gue)
+# and one byte more; on the tap, every encapsulated packet of either end: UDP
+# destination port 5555, the checksum 0 without encap-csum and correct with it, DF.
+FOU_IDS=
+fou_cell() {
+	local mode=$1 type=$2 csum=$3 fam=6 inner=48 proto=41 mtu=1472 max csumarg=
+	[ "$mode" = ipip ] && fam=4 inner=28 proto=4
+	[ "$type" = gue ] && mtu=1468
+	max=$((mtu - inner))
+	[ "$csum" = csum ] && csumarg=encap-csum
+	local enc="encap $type encap-sport auto encap-dport 5555 $csumarg"
+	local fouadd="ip fou add port 5555 ipproto $proto"
+	[ "$type" = gue ] && fouadd="ip fou add port 5555 gue"
+	tunnels $mode "$enc" "$enc" "$fouadd || exit 1" || return
+	cap_start fou-$mode-$type-$csum || return
+	ping_both $fam "0 56 $max $((max + 1))"
+	cap_stop
+	local who src lines l n
+	for who in sitd kernel; do
+		[ $who = sitd ] && src=$H4 || src=$V4
+		lines=$(cap_fields "ip.src==$src && udp.dstport==5555" udp.srcport udp.dstport udp.checksum udp.checksum.status ip.flags.df ip.id ip.ttl)
+		n=$(grep -c . <<<"$lines")
+		[ "$n" -ge 8 ] || { bad "$who: $n encapsulated packets captured to port 5555, want >= 8"; continue; }
+		echo "$who $mode $type $csum: $(awk '{print "sport=" $1, "csum=" $3, "status=" $4, "df=" $5, "id=" $6, "ttl=" $7}' <<<"$lines" | head -3 | tr '\n' ';')" >>"$LOGDIR/fou-fields.txt"
+		FOU_IDS+="$who $mode $type $csum: $(awk '{printf "%s ", $6}' <<<"$lines" | cut -d' ' -f1-6)"$'\n'
+		while read -r l; do
+			set -- $l
+			if [ "$csum" = csum ]; then
+				[ "$4" = 1 ] || { bad "$who: UDP checksum $3 not correct (tshark status $4), with encap-csum"; break; }
+			else
+				[ "$(($3))" = 0 ] || { bad "$who: UDP checksum $3 without encap-csum, want 0"; break; }
+			fi
+			[ "$5" = 1 ] || { bad "$who: outer DF $5, want 1"; break; }
+			[ "$1" -ge 1024 ] || { bad "$who: UDP source port $1"; break; }
+		done <<<"$lines"
+	done
+}
+cell_sit_fou() { fou_cell sit fou nocsum; result "sit in fou: ping6 both ways (0 56 1424 1425), UDP checksum 0, DF, at sitd and the kernel"; }
+cell_sit_fou_csum() { fou_cell sit fou csum; result "sit in fou, encap-csum: ping6 both ways (0 56 1424 1425), UDP checksum correct, DF, at sitd and the kernel"; }
+cell_sit_gue() { fou_cell sit gue nocsum; result "sit in gue: ping6 both ways (0 56 1420 1421), UDP checksum 0, DF, at sitd and the kernel"; }
+cell_sit_gue_csum() { fou_cell sit gue csum; result "sit in gue, encap-csum: ping6 both ways (0 56 1420 1421), UDP checksum correct, DF, at sitd and the kernel"; }
+cell_ipip_fou() { fou_cell ipip fou nocsum; result "ipip in fou: ping both ways (0 56 1444 1445), UDP checksum 0, DF, at sitd and the kernel"; }
+cell_ipip_gue_csum() { fou_cell ipip gue csum; result "ipip in gue, encap-csum: ping both ways (0 56 1440 1441), UDP checksum correct, DF, at sitd and the kernel"; }
+# The outer IPv4 ID over FOU/GUE, from the packets captured above: the kernel's
+# tunnel sets a non-zero, changing ID (it builds the header itself); sitd's is the
+# kernel UDP socket's.
+cell_fou_id() {
+	local l who ids
+	[ -n "$FOU_IDS" ] || bad "no FOU/GUE capture ran"
+	while read -r l; do
+		[ -n "$l" ] || continue
+		ids=${l#*: }
+		if grep -qE '(^| )0x0000( |$)' <<<"$ids"; then bad "${l%%:*}: outer IDs $ids"; fi
+	done <<<"$FOU_IDS"
+	result "fou/gue: outer IPv4 ID non-zero as the kernel's ($(grep '^kernel' <<<"$FOU_IDS" | head -1))"
+}
+
+# 8 ---------------------------------------------------------------------------
+# nopmtudisc: the outer DF is clear (sit; for ipip it is the inner DF), and over a
+# path of 1400 under a tunnel MTU of 1480 (set explicitly, as the link is already
+# 1400 when the tunnels start) a full-size inner packet goes through as outer IPv4
+# fragments, from sitd and from the kernel alike.
+nopmtu_check() {
+	local who=$1 src=$2 proto=$3 lines
+	lines=$(cap_fields "ip.src==$src && ip.proto==$proto" ip.flags.df ip.flags.mf ip.frag_offset ip.len)
+	echo "$who: $(tr '\n' ';' <<<"$lines")" >>"$LOGDIR/nopmtu.txt"
+	[ -n "$lines" ] || { bad "$who: no outer packets captured"; return; }
+	grep -q '^1 ' <<<"$lines" && bad "$who: outer DF set on $(grep -c '^1 ' <<<"$lines") packets"
+	awk '$2 == 1' <<<"$lines" | grep -q . || bad "$who: no outer fragments (MF) for the 1432-byte pings"
+}
+cell_sit_nopmtudisc() {
+	teardown
+	h ip link set $TAP mtu 1400
+	vm 'ip link set eth0 mtu 1400' >/dev/null
+	tunnels_keep_mtu=1
+	if tunnels sit "nopmtudisc mtu 1480" "nopmtudisc"; then
+		vm 'ip link set sit1 mtu 1480' >/dev/null
+		cap_start nopmtu-sit &&
+			{ ping_both 6 "56 1432"; cap_stop; nopmtu_check sitd $H4 41; nopmtu_check kernel $V4 41; }
+	fi
+	tunnels_keep_mtu=
+	result "sit nopmtudisc, tunnel MTU 1480 over a 1400 path: ping6 56 and 1432 both ways, outer DF clear, outer fragments from sitd and the kernel"
+}
+cell_ipip_nopmtudisc() {
+	local lines who src
+	tunnels ipip "nopmtudisc" "nopmtudisc" || { result "ipip nopmtudisc"; return; }
+	cap_start nopmtu-ipip || return
+	h ping -4 -n -c 1 -W 2 -M dont $V4IN >/dev/null
+	h ping -4 -n -c 1 -W 2 -M "do" $V4IN >/dev/null
+	vm "ping -4 -n -c 1 -W 2 -M dont $H4IN; ping -4 -n -c 1 -W 2 -M do $H4IN" >/dev/null
+	cap_stop
+	for who in sitd kernel; do
+		[ $who = sitd ] && src=$H4 || src=$V4
+		lines=$(cap_fields "ip.src==$src && ip.proto==4 && icmp.type==8" ip.flags.df | tr '\n' ' ')
+		[ "$lines" = "0 1 0 1 " ] || [ "$lines" = "0 1 " ] ||
+			bad "$who: outer DF of echo requests with inner DF 0, 1: '$lines', want '0 1 '"
+	done
+	result "ipip nopmtudisc: outer DF copied from the inner (0 for ping -M dont, 1 for -M do), sitd as the kernel"
+}
+# mode any: one sit device carries IPv6 (protocol 41) and IPv4 (protocol 4).
+cell_any() {
+	if tunnels any "" ""; then
+		cap_start any || return
+		ping_both 6 "0 56 1432"
+		ping_both 4 "0 56 1452"
+		cap_stop
+		local who src p n
+		for who in sitd kernel; do
+			[ $who = sitd ] && src=$H4 || src=$V4
+			for p in 41 4; do
+				n=$(cap_fields "ip.src==$src && ip.proto==$p" ip.proto | grep -c .)
+				[ "$n" -ge 6 ] || bad "$who: $n outer packets of protocol $p, want >= 6"
+			done
+		done
+	fi
+	result "sit mode any: ping6 (0 56 1432) and ping (0 56 1452) both ways through one device, outer protocol 41 and 4, sitd as the kernel"
+}
+
+# 9 ---------------------------------------------------------------------------
+# The smallest IPv6 packet: 40 bytes, payload length 0, next header 59 (no next
+# header), sent with perl (perl-base is on every Debian) from a raw socket.
+# sitd -> kernel: sent from the host side into sitd's device, counted by a u32 filter
+# on the VM's sit1. kernel -> sitd: sent plain over the tap to the VM, which routes
+# it into its sit tunnel (2001:db8:5::/64 -> sit1); what sitd delivers is captured on
+# its device. Hop limit 2, so the copy sitd delivers dies at the host side.
+send_nonxt() {
+	ip netns exec "$NS" perl -MSocket=:all -e '
+		socket(my $s, AF_INET6, SOCK_RAW, 59) or die "socket: $!";
+		setsockopt($s, IPPROTO_IPV6, IPV6_UNICAST_HOPS, 2) or die "hops: $!";
+		my $to = pack_sockaddr_in6(0, inet_pton(AF_INET6, $ARGV[0]));
+		for (1 .. 3) { defined(send($s, "", 0, $to)) or die "send: $!"; select(undef, undef, undef, 0.1); }
+	' "$1"
+}
+cell_nonxt() {
+	local n lines
+	tunnels sit "" "" || { result "sit: a 40-byte IPv6 packet"; return; }
+	vm "tc qdisc add dev sit1 clsact && tc filter add dev sit1 ingress pref 1 protocol ipv6 u32 match u8 59 0xff at 6 action pass
+	    ip addr add 2001:db8:4::2/64 dev eth0 nodad && ip -6 route add 2001:db8:5::/64 dev sit1" >"$LOGDIR/nonxt.log" 2>&1 ||
+		bad "VM setup: $(tr '\n' ' ' <"$LOGDIR/nonxt.log")"
+	h ip addr add 2001:db8:4::1/64 dev $TAP nodad
+	h ip -6 route add 2001:db8:5::/64 via 2001:db8:4::2 dev $TAP
+	# sitd -> kernel
+	send_nonxt $V6 2>"$LOGDIR/perl.err" || bad "perl: $(cat "$LOGDIR/perl.err")"
+	sleep 0.3
+	n=$(vm "tc -s filter show dev sit1 ingress" 2>&1)
+	n=$(echo "$n" | grep -m1 -oE 'Sent [0-9]+ bytes [0-9]+ pkt' | awk '{print $2 "/" $4}')
+	[ "$n" = "120/3" ] || bad "sitd -> kernel: the VM's sit1 received '${n:-nothing}' (bytes/packets) of next-header-59 packets, want 120/3"
+	# kernel -> sitd
+	CAP=$LOGDIR/nonxt.pcap
+	ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -ni sit1 -w "$CAP" 2>"$LOGDIR/nonxt.tcpdump" &
+	CAP_PID=$!
+	BG_PIDS+=("$CAP_PID")
+	sleep 1
+	send_nonxt 2001:db8:5::2 2>"$LOGDIR/perl.err" || bad "perl: $(cat "$LOGDIR/perl.err")"
+	cap_stop
+	lines=$(cap_fields "ipv6.nxt==59 && ipv6.dst==2001:db8:5::2" ipv6.plen frame.len | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+	sitd_stat path_mtu >/dev/null
+	[ "$lines" = " 3 0 40;" ] || bad "kernel -> sitd: sitd delivered '${lines:-nothing}' (count, payload length, length), want 3 packets of 40 bytes"
+	[ ${#ERRS[@]} = 0 ] || bad "sitd's drop counters: $(awk '/: stats$/ { d = "" } $1 ~ /^drop_/ && $2 != 0 { d = d $1 "=" $2 " " } END { print d }' "$LOGDIR/sitd.log")"
+	h ip -6 route del 2001:db8:5::/64 2>/dev/null
+	h ip addr del 2001:db8:4::1/64 dev $TAP 2>/dev/null
+	vm 'ip addr del 2001:db8:4::2/64 dev eth0' >/dev/null 2>&1
+	result "sit: a 40-byte IPv6 packet (payload 0, next header 59) crosses both ways, sitd -> kernel and kernel -> sitd"
+}
+
+# 4b --------------------------------------------------------------------------
+# Path MTU learned from a real router's ICMP: the kernel's tunnel end moves into the
+# VM's client namespace c (203.0.113.130), the VM itself becomes the router between
+# the two ends, and its routes to each end carry MTU 1400 (a forwarding kernel honours
+# a route's MTU and answers Fragmentation Needed). The first DF ping of 1400 from each
+# side is dropped by the router, whose Frag Needed must teach sitd and the kernel's
+# sit alike; the second gets mtu=1380 from the tunnel end, 1332 passes, 1333 does not.
+# routed_up "SITD ARGS" "KERNEL ARGS": sitd (remote 203.0.113.130) and a kernel sit in
+# the VM's namespace c, the VM routing between them with route MTU 1400 each way.
+routed_up() {
+	teardown
+	h ip route add 203.0.113.128/25 via $V4
+	DEV=sit1
+	# shellcheck disable=SC2086
+	sitd_up sit1 mode sit remote $VC4 local $H4 $1 || return 1
+	vm "ip netns exec c ip link add sit1 type sit mode ip6ip remote $H4 local $VC4 $2 || exit 1
+	    ip -n c link set sit1 up; ip -n c addr add $V6/64 dev sit1 nodad
+	    ip route add $H4/32 dev eth0 mtu 1400 && ip route add $VC4/32 dev vc mtu 1400" >"$LOGDIR/routed.log" 2>&1 ||
+		{ bad "VM setup: $(tr '\n' ' ' <"$LOGDIR/routed.log")"; return 1; }
+	h ip link set sit1 up
+	h ip addr add $H6/64 dev sit1 nodad
+	sleep 0.2
+}
+routed_down() {
+	sitd_down
+	vm "ip netns exec c ip link del sit1; ip route del $H4/32 dev eth0; ip route del $VC4/32 dev vc; ip route flush cache" >/dev/null 2>&1
+	h ip route del 203.0.113.128/25 2>/dev/null
+	h ip route flush cache
+}
+cell_sit_pmtu_router() {
+	local out_s out_k side out
+	if routed_up "" ""; then
+		out_s=$(h bash -c "$PTB_PROBE; probe 6 $V6 1400 1332")
+		out_k=$(vm "cat >/tmp/probe.sh <<'EOP'
+. /etc/prelude.sh
+$PTB_PROBE
+probe 6 $H6 1400 1332
+EOP
+ip netns exec c sh /tmp/probe.sh")
+		echo "$out_s" >"$LOGDIR/pmtu-router-sitd.txt"
+		echo "$out_k" >"$LOGDIR/pmtu-router-kernel.txt"
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$out_s || out=$out_k
+			[ "$(ptb_field "$out" again mtu)" = 1380 ] ||
+				bad "$side: second DF ping of 1400: $(grep '^again:' <<<"$out"), want mtu=1380; $(grep -A3 '^again:' <<<"$out" | grep '^#' | tr '\n' ' ')"
+			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of 1332 (fits 1380) got no reply"
+			[ "$(ptb_field "$out" over mtu)" = 1380 ] || bad "$side: DF ping of 1333: $(grep '^over:' <<<"$out"), want mtu=1380"
+		done
+	fi
+	routed_down
+	result "sit: path MTU from a kernel router's Fragmentation Needed (route MTU 1400 on the VM between the ends): sitd and the kernel's sit both answer the next DF ping of 1400 with mtu=1380, 1332 passes, 1333 does not"
+}
+# Outer TTL 1 through the same router: it answers Time Exceeded to the tunnel end,
+# which relays it to its inner sender. Two pings from each side. What the kernel
+# sends its local sender is counted by u32 filters on lo in the VM's namespace c;
+# what sitd sends its local sender is captured on its device. Compared: how many
+# ICMPv6 Time Exceeded (3) and Destination Unreachable (1) each sent, from the
+# router's v4-mapped address (::ffff:192.0.2.2) or from another.
+TTLX_SCRIPT='tc() { /usr/local/bin/tc "$@"; }
+tc qdisc add dev lo clsact
+tc filter add dev lo egress pref 1 protocol ipv6 u32 match ip6 src ::ffff:c000:202/128 match u8 3 0xff at 40 action pass
+tc filter add dev lo egress pref 2 protocol ipv6 u32 match ip6 src ::ffff:c000:202/128 match u8 1 0xff at 40 action pass
+tc filter add dev lo egress pref 3 protocol ipv6 u32 match u8 3 0xff at 40 action pass
+tc filter add dev lo egress pref 4 protocol ipv6 u32 match u8 1 0xff at 40 action pass
+/usr/local/bin/ping -6 -n -c 1 -W 2 $1
+/usr/local/bin/ping -6 -n -c 1 -W 2 $1
+for p in 1 2 3 4; do
+	echo "count $p $(tc -s filter show dev lo egress pref $p | grep -m1 -oE "Sent [0-9]+ bytes [0-9]+ pkt" | cut -d" " -f4)"
+done
+tc qdisc del dev lo clsact'
+cell_sit_ttl_exceeded() {
+	local out k='' s='' c1 c2 c3 c4
+	if routed_up "ttl 1" "ttl 1"; then
+		CAP=$LOGDIR/ttl-exceeded.pcap
+		ip netns exec "$NS" tcpdump -Z root --immediate-mode -U -ni sit1 -w "$CAP" icmp6 2>"$LOGDIR/ttlx.tcpdump" &
+		CAP_PID=$!
+		BG_PIDS+=("$CAP_PID")
+		sleep 1
+		h ping -6 -n -c 1 -W 2 $V6 >"$LOGDIR/ttlx-sitd.txt" 2>&1
+		h ping -6 -n -c 1 -W 2 $V6 >>"$LOGDIR/ttlx-sitd.txt" 2>&1
+		cap_stop
+		# the ICMPv6 errors sitd wrote toward its sender (not the quoted inner packet)
+		out=$(cap_fields "ipv6.dst==$H6 && (icmpv6.type==3 || icmpv6.type==1)" icmpv6.type ipv6.src)
+		c1=$(grep -c '^3 ::ffff:192.0.2.2$' <<<"$out") c2=$(grep -c '^1 ::ffff:192.0.2.2$' <<<"$out")
+		c3=$(grep -c '^3 ' <<<"$out") c4=$(grep -c '^1 ' <<<"$out")
+		s="v4mapped: timex=$c1 unreach=$c2; any source: timex=$c3 unreach=$c4"
+		s+=" ($(grep '^From' "$LOGDIR/ttlx-sitd.txt" | sed 's/ icmp_seq=[0-9]*//' | tr '\n' ';'))"
+		out=$(vm "cat >/tmp/ttlx.sh <<'EOS'
+$TTLX_SCRIPT
+EOS
+ip netns exec c sh /tmp/ttlx.sh $H6" 2>&1)
+		echo "$out" >"$LOGDIR/ttlx-kernel.txt"
+		c1=$(awk '$1 == "count" && $2 == 1 { print $3 + 0 }' <<<"$out")
+		c2=$(awk '$1 == "count" && $2 == 2 { print $3 + 0 }' <<<"$out")
+		c3=$(awk '$1 == "count" && $2 == 3 { print $3 + 0 }' <<<"$out")
+		c4=$(awk '$1 == "count" && $2 == 4 { print $3 + 0 }' <<<"$out")
+		k="v4mapped: timex=$c1 unreach=$c2; any source: timex=$c3 unreach=$c4"
+		[ "${s%% (*}" = "$k" ] || bad "ICMPv6 errors to the sender over two pings: kernel '$k', sitd '$s'"
+	fi
+	routed_down
+	result "sit: outer TTL 1 expires at a kernel router: the errors relayed to the inner sender over two pings as the kernel's (kernel '$k', sitd '$s')"
+}
+
+CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
+	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
+	cell_sit_ecn cell_ipip_ecn
+	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
+	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt)
+[ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
+[ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
+setup
+for c in "${CELLS[@]}"; do
+	"$c"
+done
+teardown
+echo "# run time $((SECONDS - T0)) s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ] && [ "$PASSED" -gt 0 ]
