@@ -131,13 +131,30 @@ size_t sitd_icmp4_error_quote(uint8_t *out, size_t cap, uint8_t type, uint8_t co
 	return icmp4_error(out, cap, type, code, info, src, pkt, len, true);
 }
 
-const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *a, const uint8_t *sender)
+static bool prefix_holds(const uint8_t *p, unsigned plen, const uint8_t *a)
+{
+	unsigned full = plen / 8, rest = plen % 8;
+
+	if (plen > 128 || memcmp(p, a, full))
+		return false;
+	return !rest || !((p[full] ^ a[full]) & (uint8_t)(0xff00u >> rest));
+}
+
+const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *dev, const struct sitd_host6 *host,
+				   const uint8_t *sender)
 {
 	bool ll = sender[0] == 0xfe && (sender[1] & 0xc0) == 0x80;
+	const struct sitd_if6 *best = NULL;
 
-	if (!a)
+	for (uint32_t i = 0; host && !ll && i < host->n && i < 64; i++)
+		if (host->a[i].plen && (!best || host->a[i].plen > best->plen) &&
+		    prefix_holds(host->a[i].addr, host->a[i].plen, sender))
+			best = &host->a[i];
+	if (best)
+		return best->addr;
+	if (!dev)
 		return NULL;
 	if (ll)
-		return a->has_ll ? a->ll : NULL;
-	return a->has_global ? a->global : NULL;
+		return dev->has_ll ? dev->ll : NULL;
+	return dev->has_global ? dev->global : NULL;
 }

@@ -65,13 +65,21 @@ struct sitd_addrs6 {
 	struct sitd_if6 all[8];
 };
 
+/* Every global IPv6 address of the host's interfaces, with its prefix length. */
+struct sitd_host6 {
+	uint32_t n;
+	struct sitd_if6 a[64];
+};
+
 /*
- * The source for an ICMPv6 error to `sender`, as icmp6_send() picks it: an address of
- * the device toward the sender (ipv6_dev_get_saddr), of the sender's scope: link-local
- * for a link-local sender, else a global one (RFC 6724 rule 2, scope).  NULL when the
- * device has none of that scope: the caller then uses the packet's destination, what
- * the error is about (the fallback of sitd before it learned addresses).
+ * The source for an ICMPv6 error to `sender`, as icmp6_send() picks it: an address of the
+ * interface toward the sender (ipv6_dev_get_saddr).  For a sender on a link of this host,
+ * or the host itself, that is the address whose prefix holds the sender, the longest
+ * (RFC 6724 rule 8); else the tunnel device's own, of the sender's scope: link-local for a
+ * link-local sender, else a global one (rule 2).  NULL when there is none: the caller then
+ * uses the packet's destination, what the error is about.
  */
-const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *a, const uint8_t *sender);
+const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *dev, const struct sitd_host6 *host,
+				   const uint8_t *sender);
 
 #endif

@@ -37,6 +37,7 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 {
 	sitd_tx_use(tx, conf, stats, damper);
 	tx->addrs6 = NULL;
+	tx->host6 = NULL;
 	tx->routes6 = NULL;
 	tx->frame = 0;
 	tx->ip_id = first_id;
@@ -95,7 +96,7 @@ static enum sitd_tx_verdict tx_too_big(struct sitd_tx *tx, const uint8_t *pkt, u
 	STAT_INC(tx->stats->drop[SITD_DROP_tx_too_big]);
 	if (version == 6)
 		n = sitd_icmp6_error(ip, cap, ICMP6_PACKET_TOO_BIG, 0, mtu,
-				     sitd_icmp6_pick_src(tx->addrs6, pkt + IP6_SRC), pkt, len);
+				     sitd_icmp6_pick_src(tx->addrs6, tx->host6, pkt + IP6_SRC), pkt, len);
 	else	/* from the packet's destination: one from the host's own address, coming in
 		 * on a device, would be a martian source (fib_validate_source) and dropped */
 		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, ICMP4_FRAG_NEEDED,
@@ -129,7 +130,7 @@ static void tx_link_failure(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len
 
 	if (version == 6)
 		n = sitd_icmp6_error(ip, cap, ICMP6_DST_UNREACH, 3, 0,
-				     sitd_icmp6_pick_src(tx->addrs6, pkt + IP6_SRC), pkt, len);
+				     sitd_icmp6_pick_src(tx->addrs6, tx->host6, pkt + IP6_SRC), pkt, len);
 	else
 		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, 1, 0, 0, pkt, len);
 	if (!n) {

@@ -31,6 +31,7 @@
 #include "wire.h"
 
 struct sitd_addrs6;	/* icmp.h */
+struct sitd_host6;	/* icmp.h */
 struct sitd_routes6;	/* sixrd.h */
 
 enum {
@@ -74,6 +75,7 @@ struct sitd_tx {
 	struct sitd_stats *stats;
 	struct sitd_damper *damper;	/* NULL: none */
 	const struct sitd_addrs6 *addrs6;	/* the device's addresses; NULL: none known */
+	const struct sitd_host6 *host6;		/* the host's; NULL: none known */
 	struct sitd_ratelimit icmp_rl;
 	uint16_t ip_id;			/* outer IPv4 ID, one per outer packet */
 
@@ -115,9 +117,11 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
  * The device's IPv6 addresses, for the source of the ICMPv6 errors sitd sends (icmp.h,
  * sitd_icmp6_pick_src); NULL: none known, the error comes from the packet's destination.
  */
-static inline void sitd_tx_addrs(struct sitd_tx *tx, const struct sitd_addrs6 *a)
+static inline void sitd_tx_addrs(struct sitd_tx *tx, const struct sitd_addrs6 *a,
+				 const struct sitd_host6 *host)
 {
 	tx->addrs6 = a;
+	tx->host6 = host;
 }
 
 /* remote any: the device's IPv6 routes, for the next hop a route chose (sixrd.h). */

@@ -142,6 +142,7 @@ struct sitd_daemon {
 	bool stopping;
 	struct mnl_socket *nl;
 	int icmp6_fd;			/* ISATAP: router solicitations to the PRL */
+	struct sitd_host6 *host6;	/* the host's IPv6 addresses, published */
 	/* Settings of tunnels stopped to start again (a changed stanza), for tunnel_open to
 	 * take off what the new settings no longer have. */
 	struct sitd_conf *prev;

@@ -243,7 +243,7 @@ int nl_route(bool add, unsigned ifindex, const struct sitd_route *r)
 	return nl_talk(nlh);
 }
 
-int nl_route6_dump(const struct nl_handlers *h, void *arg)
+int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg)
 {
 	char buf[8192];
 	struct nl_cb_arg a = { .h = h, .arg = arg };
@@ -260,9 +260,10 @@ int nl_route6_dump(const struct nl_handlers *h, void *arg)
 		goto out;
 	}
 	port = mnl_socket_get_portid(nl);
-	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = 1;
+	/* rtmsg and ifaddrmsg both start with their family byte. */
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = AF_INET6;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {

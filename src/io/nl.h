@@ -29,8 +29,9 @@ struct nl_handlers {
 /* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers. */
 void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg);
 
-/* Every IPv6 route the kernel has, through the handlers (as notifications would). */
-int nl_route6_dump(const struct nl_handlers *h, void *arg);
+/* Every IPv6 route (RTM_GETROUTE) or address (RTM_GETADDR) the kernel has, through the
+ * handlers, as notifications would bring them. */
+int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg);
 
 /* Requests, each on a socket of its own, acknowledged: 0 or -errno. */
 int nl_link_up(unsigned ifindex);

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -544,10 +545,12 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	free(d->prev);
 	d->prev = NULL;
 	d->nprev = 0;
-	/* remote any: the routes the devices already have (taken over after a restart). */
+	/* What the devices already have (taken over after a restart): addresses, and for
+	 * remote any, routes; and the host's addresses, once. */
+	(void)nl_dump6(RTM_GETADDR, &nl_handlers, d);
 	for (unsigned i = 0; i < n; i++) {
 		if (added[i] && !added[i]->conf.remote) {
-			(void)nl_route6_dump(&nl_handlers, d);
+			(void)nl_dump6(RTM_GETROUTE, &nl_handlers, d);
 			break;
 		}
 	}
@@ -790,8 +793,16 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	unsigned fixed;
 	int now;
 
-	if (!t)
+	if (!t) {
+		/*
+		 * Another device's MTU changed, perhaps the one under a tunnel: read every path
+		 * MTU again now, as the kernel's tunnels see the route's MTU at their next send,
+		 * so the first packet that no longer fits already gets its Packet Too Big.
+		 */
+		for (unsigned i = 0; i < d->n; i++)
+			path_mtu_refresh(d->t[i]);
 		return;
+	}
 	/* Notifications queue up (the device's creation, sitd's own change): act on the MTU
 	 * the device has now, not on what a notification said some time ago. */
 	now = link_get_mtu(t->conf.name);
@@ -866,12 +877,42 @@ static void addr_relearn(const struct tunnel *t, struct sitd_addrs6 *n)
  * sitd sends (sitd_icmp6_pick_src), and what 6rd's only_dnatted compares with.  Published
  * as a new immutable copy; the old one is freed after a grace period.
  */
+/* Any interface's global IPv6 address: the host's list, for sitd_icmp6_pick_src. */
+static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, unsigned plen)
+{
+	struct sitd_host6 *old = d->host6, *n;
+	uint32_t k;
+
+	if (addr[0] == 0xff || (addr[0] == 0xfe && (addr[1] & 0xc0) == 0x80))
+		return;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return;
+	if (old)
+		*n = *old;
+	for (k = 0; k < n->n && memcmp(n->a[k].addr, addr, 16); k++)
+		;
+	if (usable && k == n->n && n->n < sizeof(n->a) / sizeof(n->a[0])) {
+		memcpy(n->a[n->n].addr, addr, 16);
+		n->a[n->n++].plen = (uint8_t)plen;
+	} else if (!usable && k < n->n) {
+		n->a[k] = n->a[--n->n];
+	} else {
+		free(n);
+		return;
+	}
+	__atomic_store_n(&d->host6, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+}
+
 static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *addr, unsigned plen)
 {
 	struct sitd_daemon *d = arg;
 	struct tunnel *t = by_ifindex(d, ifindex);
 	struct sitd_addrs6 *old, *n;
 
+	host_addr6(d, usable, addr, plen);
 	if (!t || addr[0] == 0xff)
 		return;
 	old = t->addrs6;
@@ -999,6 +1040,7 @@ void daemon_free(struct sitd_daemon *d, enum daemon_end end)
 		mnl_socket_close(d->nl);
 	if (d->icmp6_fd >= 0)
 		close(d->icmp6_fd);
+	free(d->host6);
 	free(d->prev);
 	free(d->t);
 	free(d);

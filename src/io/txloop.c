@@ -238,7 +238,8 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 	unsigned nframe = 0;
 
 	sitd_tx_use(&w->tx, &t->conf, &t->tx_stats, &t->damper);
-	sitd_tx_addrs(&w->tx, __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE));
+	sitd_tx_addrs(&w->tx, __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE),
+		      __atomic_load_n(&w->d->host6, __ATOMIC_ACQUIRE));
 	sitd_tx_routes(&w->tx, __atomic_load_n(&t->routes6, __ATOMIC_ACQUIRE));
 	w->tx.rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE);
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */

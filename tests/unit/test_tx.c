@@ -443,7 +443,7 @@ static void test_tx_ptb6_source(void **state)
 
 	(void)state;
 	tx_setup(SITD_MODE_SIT, 64, 0, true, 1);
-	sitd_tx_addrs(&tx, &a);
+	sitd_tx_addrs(&tx, &a, NULL);
 	len = plain_frame(n);
 	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_ICMP);
 	assert_memory_equal(e + 8, a.global, 16);
