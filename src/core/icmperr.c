@@ -28,7 +28,8 @@ enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_
 		return ERR_NOT_OURS;
 	hl = (q[IP4_VIHL] & 0x0f) * 4u;
 	proto = q[IP4_PROTO];
-	if (hl < IPV4_HDR_LEN || hl > e->len || rd32(q + IP4_DST) != c->remote ||
+	/* remote any (6to4, 6rd, ISATAP): to any destination. */
+	if (hl < IPV4_HDR_LEN || hl > e->len || (c->remote && rd32(q + IP4_DST) != c->remote) ||
 	    (c->local && rd32(q + IP4_SRC) != c->local) ||
 	    (proto != IPPROTO_IPV6 && proto != IPPROTO_IPIP) ||
 	    (c->mode != SITD_MODE_ANY && proto != (uint8_t)c->mode))
@@ -78,6 +79,9 @@ enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_
 	if (relayable)
 		return ERR_DECLINED;
 	if (exceeded && c->ttl == 0)
+		return ERR_IGNORE;
+	/* No damper on an NBMA tunnel: ipip6_err() stops at `t->parms.iph.daddr == 0`. */
+	if (!c->remote)
 		return ERR_IGNORE;
 	return ERR_DAMP;
 }

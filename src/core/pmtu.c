@@ -57,3 +57,29 @@ struct sitd_pmtu sitd_pmtu_decide(bool pmtudisc, uint32_t path_mtu, uint32_t enc
 	}
 	return d;
 }
+
+static unsigned slot_of(uint32_t dst)
+{
+	return (dst * 0x9e3779b1u) >> 26;	/* the top 6 bits: SITD_PMTU_SLOTS */
+}
+
+uint32_t sitd_pmtu_cache_get(const struct sitd_pmtu_cache *c, uint32_t dst)
+{
+	uint64_t v;
+
+	if (!c || !dst)
+		return 0;
+	v = __atomic_load_n(&c->slot[slot_of(dst)], __ATOMIC_RELAXED);
+	return (uint32_t)(v >> 32) == dst ? (uint32_t)v : 0;
+}
+
+void sitd_pmtu_cache_put(struct sitd_pmtu_cache *c, uint32_t dst, uint32_t mtu)
+{
+	if (c && dst)
+		__atomic_store_n(&c->slot[slot_of(dst)], (uint64_t)dst << 32 | mtu, __ATOMIC_RELAXED);
+}
+
+uint32_t sitd_pmtu_cache_dst(const struct sitd_pmtu_cache *c, unsigned i)
+{
+	return i < SITD_PMTU_SLOTS ? (uint32_t)(__atomic_load_n(&c->slot[i], __ATOMIC_RELAXED) >> 32) : 0;
+}

@@ -28,4 +28,23 @@ struct sitd_pmtu {
 struct sitd_pmtu sitd_pmtu_decide(bool pmtudisc, uint32_t path_mtu, uint32_t encap_len,
 				  unsigned inner_version, bool inner_df, uint32_t unit_len);
 
+/*
+ * remote any (6to4, 6rd, ISATAP): a path MTU per outer destination, as the kernel keeps
+ * one per destination in its route exceptions.  A small direct-mapped cache, each slot
+ * one 64-bit word (destination << 32 | MTU) read and written whole, so the receive side
+ * (which learns from ICMP) and the transmit side (which reads) need no lock.  A slot lost
+ * to a colliding destination only means that destination's MTU is read again.
+ */
+enum { SITD_PMTU_SLOTS = 64 };
+
+struct sitd_pmtu_cache {
+	uint64_t slot[SITD_PMTU_SLOTS];
+};
+
+/* The path MTU learned for dst, or 0 when none is. */
+uint32_t sitd_pmtu_cache_get(const struct sitd_pmtu_cache *c, uint32_t dst);
+void sitd_pmtu_cache_put(struct sitd_pmtu_cache *c, uint32_t dst, uint32_t mtu);
+/* The destination in slot i (0: empty), to read its MTU again. */
+uint32_t sitd_pmtu_cache_dst(const struct sitd_pmtu_cache *c, unsigned i);
+
 #endif

@@ -39,6 +39,7 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 	tx->addrs6 = NULL;
 	tx->host6 = NULL;
 	tx->routes6 = NULL;
+	tx->pcache = NULL;
 	tx->frame = 0;
 	tx->ip_id = first_id;
 	rl_init(&tx->icmp_rl, ICMP_RATE, ICMP_BURST);
@@ -238,6 +239,9 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 		}
 		if (!tx->dst || tx->dst == 0xffffffffu || ip4_addr_is_multicast(tx->dst))
 			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+		/* This destination's own path MTU, when one was learned (RFC 4213 3.2.2). */
+		if (sitd_pmtu_cache_get(tx->pcache, tx->dst))
+			path_mtu = sitd_pmtu_cache_get(tx->pcache, tx->dst);
 	}
 
 	tx->hdrlen = 0;

@@ -33,6 +33,7 @@
 struct sitd_addrs6;	/* icmp.h */
 struct sitd_host6;	/* icmp.h */
 struct sitd_routes6;	/* sixrd.h */
+struct sitd_pmtu_cache;	/* pmtu.h */
 
 enum {
 	SITD_TX_MAX_OUT = 256,
@@ -70,6 +71,7 @@ struct sitd_tx {
 	const struct sitd_6rd *rd;
 	bool isatap;			/* remote any by ISATAP's rules: the next hop's IPv4 */
 	const struct sitd_routes6 *routes6;	/* remote any: the device's routes; NULL: none */
+	const struct sitd_pmtu_cache *pcache;	/* remote any: path MTUs per destination */
 	uint8_t ttl, tos;
 	bool pmtudisc;
 	struct sitd_stats *stats;

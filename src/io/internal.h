@@ -20,6 +20,7 @@
 #include "icmperr.h"
 #include "ratelimit.h"
 #include "rx.h"
+#include "pmtu.h"
 #include "sixrd.h"
 #include "table.h"
 #include "tx.h"
@@ -77,6 +78,7 @@ struct tunnel {
 	struct sitd_routes6 *routes6;	/* remote any: the device's routes, likewise */
 	struct sitd_6rd *rd;		/* the 6rd settings in effect, likewise (never NULL) */
 	struct tunnel_prl *prl;		/* ISATAP's PRL, likewise; NULL: not ISATAP */
+	struct sitd_pmtu_cache *pcache;	/* remote any: path MTU per destination (pmtu.h) */
 	uint64_t rs_next;		/* ISATAP: when to solicit the PRL routers next */
 	unsigned rs_sent;
 	struct sitd_rx rx;		/* receive settings for sitd_rx_decap */
@@ -154,6 +156,8 @@ uint64_t now_ns(void);
 void daemon_sync(struct sitd_daemon *d);
 uint32_t path_mtu_get(const struct tunnel *t);
 void path_mtu_refresh(struct tunnel *t);
+/* remote any: read the path MTU toward dst again, into the tunnel's cache. */
+void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);
 int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag);
 void ep_del(int ep, int fd);
 

@@ -365,7 +365,10 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 	case ERR_PMTU:
 		STAT_INC(st->err_received);
 		STAT_INC(st->err_frag_needed);
-		path_mtu_refresh(t);
+		if (t->conf.remote)
+			path_mtu_refresh(t);
+		else	/* remote any: the quoted packet's own destination */
+			path_mtu_refresh_dst(t, rd32(w->errpkt + IP4_DST));
 		return;
 	case ERR_DAMP:
 		STAT_INC(st->err_received);

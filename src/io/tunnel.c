@@ -88,6 +88,17 @@ void path_mtu_refresh(struct tunnel *t)
 	}
 }
 
+void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst)
+{
+	uint32_t mtu = pmtu_query(t->conf.local, dst, t->conf.dev);
+
+	if (mtu && mtu != sitd_pmtu_cache_get(t->pcache, dst)) {
+		sitd_pmtu_cache_put(t->pcache, dst, mtu);
+		log_info("%s: path MTU to %u.%u.%u.%u is %u", t->conf.name, dst >> 24, (dst >> 16) & 0xff,
+			 (dst >> 8) & 0xff, dst & 0xff, mtu);
+	}
+}
+
 /* ---- one tunnel's device and sockets ------------------------------------------ */
 
 /*
@@ -107,6 +118,7 @@ static void tunnel_close(struct tunnel *t, bool delete)
 	free(t->routes6);
 	free(t->rd);
 	free(t->prl);
+	free(t->pcache);
 	free(t);
 }
 
@@ -291,6 +303,12 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		return NULL;
 	}
 	*t->rd = c->rd;
+	if (!c->remote && !(t->pcache = calloc(1, sizeof(*t->pcache)))) {
+		log_warn("%s: out of memory", c->name);
+		free(t->rd);
+		free(t);
+		return NULL;
+	}
 	if (c->isatap) {
 		t->prl = calloc(1, sizeof(*t->prl));
 		if (!t->prl) {
@@ -763,6 +781,10 @@ void daemon_tick(struct sitd_daemon *d)
 		uint64_t sent = __atomic_load_n(&t->tx_stats.tx_packets, __ATOMIC_RELAXED);
 
 		isatap_solicit(d, t, now);
+		/* remote any: each destination's path MTU again, so a learned one can expire. */
+		for (unsigned k = 0; t->pcache && k < SITD_PMTU_SLOTS; k++)
+			if (sitd_pmtu_cache_dst(t->pcache, k))
+				path_mtu_refresh_dst(t, sitd_pmtu_cache_dst(t->pcache, k));
 		if (sent != t->pmtu_seen_tx) {
 			t->pmtu_seen_tx = sent;
 			path_mtu_refresh(t);

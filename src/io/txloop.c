@@ -65,8 +65,10 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 			if (errno == EINTR)
 				continue;
 			/* The route's MTU fell below what sitd thought: read it again. */
-			if (errno == EMSGSIZE)
+			if (errno == EMSGSIZE && t->conf.remote)
 				path_mtu_refresh(t);
+			else if (errno == EMSGSIZE)
+				path_mtu_refresh_dst(t, tx->out[i].dst);
 			/* One retry, then this message is lost; the rest of the batch may still go. */
 			if (!retried && errno != EMSGSIZE) {
 				retried = true;
@@ -242,6 +244,7 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 		      __atomic_load_n(&w->d->host6, __ATOMIC_ACQUIRE));
 	sitd_tx_routes(&w->tx, __atomic_load_n(&t->routes6, __ATOMIC_ACQUIRE));
 	w->tx.rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE);
+	w->tx.pcache = t->pcache;
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);
 	for (unsigned budget = TX_BUDGET; budget; budget--) {

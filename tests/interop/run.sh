@@ -174,7 +174,7 @@ tunnels() {
 teardown() {
 	sitd_down
 	h ip link set $TAP mtu 1500
-	vm 'ip link del sit1 2>/dev/null; ip link del ipip1 2>/dev/null
+	vm 'ip link del sit1 2>/dev/null; ip link del ipip1 2>/dev/null; ip link del auto6 2>/dev/null
 	    for p in 5555 5556; do ip fou del port $p 2>/dev/null; done
 	    tc qdisc del dev eth0 clsact 2>/dev/null
 	    ip link set eth0 mtu 1500; ip route flush cache' >/dev/null 2>&1
@@ -821,11 +821,45 @@ ip netns exec c sh /tmp/ttlx.sh $H6" 2>&1)
 	result "sit: outer TTL 1 expires at a kernel router: sitd relays each Time Exceeded from the router's v4-mapped address, as ipip6_err() does (sitd '$s'; the VM's kernel sent '$k')"
 }
 
+# 6to4 and 6rd (remote any) against the kernel's own: sitd at 192.0.2.1, the kernel at
+# 192.0.2.2, each end's IPv6 address derived from its IPv4 one, pings both ways with no
+# route but the prefix's: the outer destination comes from the inner one (try_6rd).
+# auto_cell NAME PREFIX_WORDS SITD_ADDR KERNEL_ADDR PLEN
+auto_cell() {
+	local name=$1 rd=$2 ha=$3 va=$4 plen=$5 out
+	teardown
+	# shellcheck disable=SC2086
+	sitd_up auto6 mode sit remote any local $H4 $rd || { result "$name"; return; }
+	vm "ip tunnel add auto6 mode sit remote any local $V4 ttl 64 || exit 1
+	    ${rd:+ip tunnel 6rd dev auto6 $rd || exit 1}
+	    ip addr add $va/$plen dev auto6 nodad
+	    ip link set auto6 up" >"$LOGDIR/vm-auto.log" 2>&1 ||
+		bad "kernel tunnel: $(tr '\n' ' ' <"$LOGDIR/vm-auto.log")"
+	h ip addr add $ha/$plen dev auto6 nodad
+	h ip link set auto6 up
+	sleep 0.2
+	out=$(h ping -6 -n -c 2 -i 0.3 -W 3 $va 2>&1)
+	grep -q "bytes from $va" <<<"$out" || bad "host->VM ping6 $va: $(grep -E 'packets|From' <<<"$out" | tr '\n' ' ')"
+	out=$(vm "ping -6 -n -c 2 -i 0.3 -W 3 $ha 2>&1")
+	grep -q "bytes from $ha" <<<"$out" || bad "VM->host ping6 $ha: $(grep -E 'packets|From' <<<"$out" | tr '\n' ' ')"
+	[ "$(sitd_stat drop_rx_6rd_spoofed_src)" = 0 ] && [ "$(sitd_stat drop_rx_6rd_spoofed_dst)" = 0 ] ||
+		bad "sitd counted the kernel's packets as spoofed"
+	result "$name"
+}
+cell_6to4() {
+	auto_cell "6to4: sitd (2002:c000:201::1) and the kernel's sit (2002:c000:202::1), remote any, ping6 both ways" \
+		"" 2002:c000:201::1 2002:c000:202::1 16
+}
+cell_6rd() {
+	auto_cell "6rd 2001:db8:6000::/36, relay prefix 192.0.2.0/24: sitd (2001:db8:6010::1) and the kernel's sit (2001:db8:6020::1), ping6 both ways" \
+		"6rd-prefix 2001:db8:6000::/36 6rd-relay_prefix 192.0.2.0/24" 2001:db8:6010::1 2001:db8:6020::1 36
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
-	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt)
+	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup

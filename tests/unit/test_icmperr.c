@@ -499,6 +499,28 @@ static void test_err(void **state)
 		check_relay4(n, buf + hl, c->inner_len, c->present, c->rtype, c->rcode);
 }
 
+/*
+ * remote any (6to4, 6rd, ISATAP): an error about a packet to any destination is the
+ * tunnel's; Fragmentation Needed is the path MTU; what cannot be relayed is let go, as
+ * ipip6_err() does for an NBMA tunnel (no damper: `t->parms.iph.daddr == 0`).
+ */
+static void test_err_remote_any(void **state)
+{
+	struct sitd_conf conf = conf_of(SITD_MODE_SIT, PG_OUTER_LOCAL, 64);
+	unsigned hl;
+	size_t n;
+
+	(void)state;
+	conf.remote = 0;
+	memset(buf, 0, sizeof(buf));
+	hl = outer_packet(41, 0, 6, IN_UDP, 1400);
+	assert_int_equal(run_err(&conf, 3, 4, hl + 48, &n), ERR_PMTU);
+	assert_int_equal(run_err(&conf, 3, 1, hl + 48, &n), ERR_RELAY);
+	assert_int_equal(run_err(&conf, 3, 1, hl + 8, &n), ERR_IGNORE);	/* would damp */
+	conf.remote = PG_OUTER_REMOTE;
+	assert_int_equal(run_err(&conf, 3, 1, hl + 8, &n), ERR_DAMP);
+}
+
 /* The 40 + 8 bytes of a 1400-byte inner IPv6 packet, relayed as they are (the brief's example). */
 static void test_err_relay_cut_short(void **state)
 {
@@ -849,12 +871,13 @@ static void test_damper_expiry(void **state)
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(own_cases) + ARRAY_SIZE(err_cases) + ARRAY_SIZE(quote_cases) +
-				ARRAY_SIZE(parse_cases) + ARRAY_SIZE(damper_cases) + 4];
+				ARRAY_SIZE(parse_cases) + ARRAY_SIZE(damper_cases) + 5];
 	size_t n = 0;
 
 	TABLE(own_cases, test_err_ours);
 	TABLE(err_cases, test_err);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_err_relay_cut_short);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_err_remote_any);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_err_offender);
 	TABLE(quote_cases, test_quote);
 	TABLE(parse_cases, test_parse_quote);

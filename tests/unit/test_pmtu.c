@@ -102,12 +102,44 @@ static void test_pmtu(void **state)
 		assert_int_equal(d.mtu, c->mtu);
 }
 
+/* The per-destination cache of remote-any tunnels: found, replaced, lost to a collision. */
+static void test_pmtu_cache(void **state)
+{
+	static struct sitd_pmtu_cache c;
+	uint32_t a = 0xc0000201u, b = 0xcb007101u, coll = 0, n = 0;
+
+	(void)state;
+	assert_int_equal(sitd_pmtu_cache_get(&c, a), 0);
+	assert_int_equal(sitd_pmtu_cache_get(NULL, a), 0);
+	sitd_pmtu_cache_put(&c, a, 1400);
+	sitd_pmtu_cache_put(&c, b, 1300);
+	assert_int_equal(sitd_pmtu_cache_get(&c, a), 1400);
+	assert_int_equal(sitd_pmtu_cache_get(&c, b), 1300);
+	assert_int_equal(sitd_pmtu_cache_get(&c, a + 1), 0);
+	sitd_pmtu_cache_put(&c, a, 1280);
+	assert_int_equal(sitd_pmtu_cache_get(&c, a), 1280);
+	assert_int_equal(sitd_pmtu_cache_get(&c, 0), 0);	/* 0 is no destination */
+	/* A destination in a's slot replaces it: a's MTU is then unknown, not wrong. */
+	for (uint32_t x = 1; !coll; x++) {
+		sitd_pmtu_cache_put(&c, a + x, 1000 + x);
+		if (sitd_pmtu_cache_get(&c, a) == 0)
+			coll = a + x;
+	}
+	assert_int_equal(sitd_pmtu_cache_get(&c, coll), 1000 + (coll - a));
+	/* The destinations it holds can be listed, to read their MTUs again. */
+	for (unsigned i = 0; i < SITD_PMTU_SLOTS; i++)
+		n += sitd_pmtu_cache_dst(&c, i) == coll;
+	assert_int_equal(n, 1);
+	assert_int_equal(sitd_pmtu_cache_dst(&c, SITD_PMTU_SLOTS), 0);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(cases)];
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 1];
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		tests[i] = (struct CMUnitTest){ .name = cases[i].name, .test_func = test_pmtu,
 						.initial_state = &cases[i] };
+	tests[ARRAY_SIZE(cases)] = (struct CMUnitTest)cmocka_unit_test(test_pmtu_cache);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "cli.h"
 #include "icmp.h"
+#include "pmtu.h"
 #include "pktgen.h"
 #include "txharness.h"
 #include "tx.h"
@@ -462,6 +464,50 @@ static void test_tx_ptb6_source(void **state)
 	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_ICMP);
 	assert_memory_equal(e + 8, orig + PG_VNET_LEN + 24, 16);
 	assert_true(pg_l4_csum_ok(e, 40, PG_PROTO_ICMPV6));
+}
+
+/*
+ * remote any (6to4): the outer destination from the inner one (try_6rd), that
+ * destination's own path MTU when one was learned, and a destination with no mapping
+ * dropped and counted as the kernel drops it.
+ */
+static void test_tx_remote_any(void **state)
+{
+	static struct sitd_conf c;
+	static struct sitd_pmtu_cache pc;
+	static const uint8_t to[16] = { 0x20, 0x02, 0xc0, 0x00, 0x02, 0x02, [15] = 1 };
+	size_t n;
+	uint32_t len;
+
+	(void)state;
+	sitd_conf_defaults(&c);
+	strcpy(c.name, "tun6to4");
+	c.mode = SITD_MODE_SIT;
+	c.local = PG_OUTER_LOCAL;
+	c.pmtudisc = true;
+	memset(&st, 0, sizeof(st));
+	sitd_tx_init(&tx, &c, &st, NULL, 1);
+	tx.pcache = &pc;
+	n = ip6_packet(1400);
+	memcpy(ip + 24, to, 16);
+	len = plain_frame(n);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_SEND);
+	assert_int_equal(tx.dst, 0xc0000202u);
+	while (!sitd_tx_next(&tx))
+		;
+	assert_int_equal(tx.out[0].dst, 0xc0000202u);
+	assert_int_equal(pg_get32((const uint8_t *)tx.out[0].iov[0].iov_base + 16), 0xc0000202u);
+	sitd_tx_reset(&tx);
+	/* 1300 learned toward 192.0.2.2: the same packet is now too big, mtu 1280. */
+	sitd_pmtu_cache_put(&pc, 0xc0000202u, 1300);
+	len = plain_frame(n);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_ICMP);
+	assert_int_equal(pg_get32(tx.icmp + PG_VNET_LEN + 44), 1280);
+	/* Outside 2002::/16, not ::a.b.c.d, no route: dropped, as ipip6_tunnel_xmit's tx_error. */
+	ip[24] = 0x20, ip[25] = 0x01;
+	len = plain_frame(n);
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_DROP);
+	assert_int_equal(st.drop[SITD_DROP_tx_not_v4compat], 1);
 }
 
 /* The boundary: 1480 goes out with DF, 1481 is too big; a small packet is quoted whole. */
@@ -1186,7 +1232,7 @@ int main(void)
 	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 2 * ARRAY_SIZE(csum_cases) +
 				ARRAY_SIZE(frag_cases) + ARRAY_SIZE(decline_cases) +
 				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + ARRAY_SIZE(lf_cases) +
-				12 + 8];
+				12 + 9];
 	size_t n = 0;
 
 	TABLE(encap_cases, test_tx_encap);
@@ -1200,6 +1246,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6_boundary);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6_source);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_remote_any);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_rfc4213_ptb_1280);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_gso_segment_too_big);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_gso_64k_fits);
