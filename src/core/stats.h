@@ -13,6 +13,7 @@
 /* X(name, description): one named reason and counter per way a packet can die. */
 #define SITD_DROP_REASONS(X)                                                              \
 	X(tx_vnet_bad, "virtio_net_hdr from TUN malformed or inconsistent with the packet")  \
+	X(tx_frame_too_long, "read from TUN longer than the largest IPv6 packet")            \
 	X(tx_gso_unsupported, "GSO type other than TCPv4/TCPv6")                              \
 	X(tx_malformed, "inner IP header from TUN malformed or truncated")                   \
 	X(tx_mode, "inner protocol not carried by this tunnel mode")                          \

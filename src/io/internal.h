@@ -27,7 +27,10 @@
 #include "wire.h"
 
 enum {
-	FRAME_SIZE = VNET_HDR_LEN + IP_MAX_LEN,
+	/* The largest IPv6 packet (40 + 65535) with its virtio_net_hdr, and a byte more: a
+	 * read that fills it was longer than any packet can be (tx_frame_too_long). */
+	FRAME_MAX = VNET_HDR_LEN + IPV6_HDR_LEN + IP_MAX_LEN,
+	FRAME_SIZE = FRAME_MAX + 1,
 	TX_FRAMES = 16,		/* frames whose segments may wait for one sendmmsg */
 	TX_BUDGET = 64,		/* frames read from one TUN device before the next is served */
 	RX_BATCH = GRO_BATCH,

@@ -258,6 +258,10 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 				STAT_DROP(&t->tx_stats, tun_write_error);
 			break;
 		}
+		if (n > FRAME_MAX) {
+			STAT_DROP(&t->tx_stats, tx_frame_too_long);
+			continue;
+		}
 		v = sitd_tx_begin(&w->tx, w->frames[nframe], (uint32_t)n, path_mtu_get(t), now_ns());
 		if (w->tx.icmp_len && write(t->tun_fd, w->tx.icmp, w->tx.icmp_len) < 0)
 			STAT_DROP(&t->tx_stats, tun_write_error);
