@@ -293,7 +293,7 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			}
 			rd_at = i;
 		} else if (!strcmp(a, "prl-default") || !strcmp(a, "prl-nodefault")) {
-			/* `ip tunnel prl`'s words, here in the tunnel's own line (RFC 5214 8.3.2). */
+			/* `ip tunnel prl`'s words, here in the tunnel's own line (RFC 5214, the Potential Router List). */
 			uint32_t pa;
 
 			NEXT_ARG();

@@ -21,16 +21,20 @@
 
 static void usage(FILE *f)
 {
-	fputs("Usage: sitd [OPTIONS] [name] NAME [mode {sit|ipip|any}] remote ADDR [local {ADDR|any}]\n"
-	      "            [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]\n"
+	fputs("Usage: sitd [OPTIONS] [name] NAME [mode {sit|ipip|any|isatap}] remote {ADDR|any}\n"
+	      "            [local {ADDR|any}] [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]\n"
 	      "            [pmtudisc|nopmtudisc] [dev PHYS_DEV] [mtu N]\n"
 	      "            [encap {fou|gue|none}] [encap-sport {PORT|auto}] [encap-dport PORT]\n"
 	      "            [[no]encap-csum] [nogso] [nogro]\n"
+	      "            [6rd-prefix P/L] [6rd-relay_prefix A/L] [prl-default A] [prl-nodefault A]\n"
+	      "            [address PREFIX]... [route PREFIX [via ADDR] [metric N] [table T]]...\n"
 	      "       sitd [OPTIONS] -c FILE\n"
 	      "       sitd [-S PATH] show [-s] [-j] [NAME]\n"
 	      "       sitd [-S PATH] status [-j]\n"
 	      "       sitd [-S PATH] reload\n"
 	      "       sitd [-S PATH] sandbox\n"
+	      "       sitd [-S PATH] 6rd dev NAME {6rd-prefix P/L 6rd-relay_prefix A/L | 6rd-reset}\n"
+	      "       sitd [-S PATH] prl dev NAME {prl-default|prl-nodefault|prl-delete} A\n"
 	      "       sitd {-V|--version|-h|--help}\n"
 	      "OPTIONS: -S PATH  control socket (default /run/sitd/ns-INODE/NAME.sock, NAME the\n"
 	      "                  tunnel's, or with -c the file's name without .conf)\n"
@@ -39,7 +43,8 @@ static void usage(FILE *f)
 	      "         -w N     worker threads (default: one per CPU)\n"
 	      "\n"
 	      "Creates TUN device NAME and runs the tunnel in the foreground, as\n"
-	      "`ip tunnel add NAME ...` would in the kernel.  See sitd(8), sitd.conf(5).\n",
+	      "`ip tunnel add NAME ...` would in the kernel.  SIGTERM leaves the device for the\n"
+	      "next start, SIGINT (Ctrl-C) removes it.  See sitd(8), sitd.conf(5).\n",
 	      f);
 }
 

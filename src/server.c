@@ -2,9 +2,9 @@
 /*
  * The control thread.  It parses nothing from the network; it starts the tunnels, drops
  * privileges, starts the workers, and then serves, one poll() at a time: signals (SIGUSR1
- * prints the counters, SIGHUP reloads the file, SIGINT and SIGTERM stop everything and so
- * remove the devices), link notifications, a one-second tick (path MTU refresh), and
- * control clients.  Clients are served without blocking: each has a total deadline and
+ * prints the counters, SIGHUP reloads the file, SIGTERM stops and leaves the devices for
+ * the next start, SIGINT stops and removes them), link notifications, a one-second tick
+ * (path MTU refresh, ISATAP's router solicitations), and control clients.  Clients are served without blocking: each has a total deadline and
  * the number at once is capped, so one that dribbles or never reads holds up nobody.
  */
 #include "server.h"

@@ -49,7 +49,7 @@ struct sitd_6rd {
 	uint8_t relay_prefixlen;	/* 0..32 */
 };
 
-/* ISATAP's Potential Router List (RFC 5214 8.3.2), as the kernel keeps it (ip_tunnel_prl). */
+/* ISATAP's Potential Router List (RFC 5214, the Potential Router List), as the kernel keeps it (ip_tunnel_prl). */
 #define SITD_PRL_DEFAULT 0x0001u	/* PRL_DEFAULT (if_tunnel.h): may be a default router */
 #define SITD_PRL_MAX 16			/* prl words in a stanza */
 

@@ -373,7 +373,7 @@ enum sitd_auto_dst sitd_auto_tx_dst(const struct sitd_auto *t, const uint8_t inn
 	const uint8_t *a;
 
 	*v4 = 0;
-	/* ipip6_tunnel_xmit(): ISATAP first (RFC 5214 8.4), the neighbour's embedded IPv4. */
+	/* ipip6_tunnel_xmit(): ISATAP first (RFC 5214 6.1, the interface identifier's embedded IPv4 address), the neighbour's embedded IPv4. */
 	if (t->isatap) {
 		if (!nexthop)
 			return SITD_DST_NO_NEXTHOP;

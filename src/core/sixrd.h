@@ -89,7 +89,7 @@ bool sitd_ip6_is_v4compat(const uint8_t a[16]);
 /* ipv6_addr_type() & IPV6_ADDR_UNICAST: not ::, not multicast, not ::ffff:0:0/96. */
 bool sitd_ip6_is_unicast(const uint8_t a[16]);
 
-/* ---- The Potential Router List (RFC 5214 8.3.2; the kernel's t->prl) ---- */
+/* ---- The Potential Router List (RFC 5214; the kernel's t->prl) ---- */
 
 /* SITD_PRL_DEFAULT and struct sitd_prl_entry: conf.h, tunnel settings. */
 

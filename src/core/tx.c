@@ -211,7 +211,7 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	if (!tx->dst) {
 		/*
 		 * remote any, as ipip6_tunnel_xmit(): on ISATAP the next hop's embedded IPv4
-		 * address (RFC 5214 8.4); a destination inside the 6rd / 6to4 prefix names its
+		 * address (RFC 5214 6.1, the interface identifier's embedded IPv4 address); a destination inside the 6rd / 6to4 prefix names its
 		 * IPv4 address (try_6rd); else the route's next hop must be v4-compatible
 		 * ::a.b.c.d.  On the link, the next hop is the destination itself, as the
 		 * neighbour entry's key is; a route sitd has not seen counts as on the link: the

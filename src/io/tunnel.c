@@ -79,7 +79,7 @@ void path_mtu_refresh(struct tunnel *t)
 	uint32_t mtu;
 
 	if (!t->conf.remote)
-		return;	/* remote any: no one path (per-destination MTU is not kept yet) */
+		return;	/* remote any: no one path; each destination's, path_mtu_refresh_dst */
 	mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
 
 	if (mtu && mtu != path_mtu_get(t)) {
@@ -747,7 +747,7 @@ unsigned daemon_workers(const struct sitd_daemon *d)
 
 /*
  * ISATAP hosts solicit the routers of their PRL, at their ISATAP link-local addresses
- * (RFC 5214 8.3.4), as isatapd does for the kernel's ISATAP device: the kernel would send
+ * (RFC 5214, router and prefix discovery), as isatapd does for the kernel's ISATAP device: the kernel would send
  * its solicitation to ff02::2, which an NBMA link cannot carry.  Three a second apart,
  * then one a minute; the answers come back through the tunnel like any packet.
  */
