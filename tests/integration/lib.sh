@@ -87,10 +87,13 @@ stop_daemons() {
 	SITD_LOG=()
 }
 
+# Namespaces a test makes beyond A, B and R (setup_bridge, its own): removed with them.
+EXTRA_NS=()
+
 cleanup() {
 	stop_daemons
 	# iperf3 servers, tshark, and anything else left in our namespaces.
-	for ns in "$NS_A" "$NS_B" "$NS_R"; do
+	for ns in "$NS_A" "$NS_B" "$NS_R" "${EXTRA_NS[@]}"; do
 		if ip netns list | grep -qw "$ns"; then
 			ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 			ip netns del "$ns" 2>/dev/null
@@ -175,6 +178,30 @@ setup_routed() {
 	ip -n "$NS_B" route add default via 203.0.113.254
 	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1
 	B4=203.0.113.2
+}
+
+# A shared link: bridge br0 in a namespace of its own ($NS_S), for tests with more than
+# two hosts; join_bridge NS IFNAME PORT [ADDR...] puts a veth from NS on it (NS made when
+# new), with those addresses.
+NS_S=$TAG-s
+setup_bridge() {
+	EXTRA_NS+=("$NS_S")
+	ip netns add "$NS_S" || die "cannot create network namespaces"
+	ip -n "$NS_S" link add br0 type bridge
+	ip -n "$NS_S" link set br0 up
+}
+join_bridge() {
+	local ns=$1 ifn=$2 port=$3 a
+	shift 3
+	if ! ip netns list | grep -qw "$ns"; then
+		ip netns add "$ns" || die "cannot create network namespace $ns"
+		[[ " $NS_A $NS_B $NS_R " == *" $ns "* ]] || EXTRA_NS+=("$ns")
+	fi
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link add "$ifn" type veth peer name "$port" netns "$NS_S" || die "cannot create veth"
+	ip -n "$NS_S" link set "$port" master br0 up
+	for a in "$@"; do ip -n "$ns" addr add "$a" dev "$ifn"; done
+	ip -n "$ns" link set "$ifn" up
 }
 
 # The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after.

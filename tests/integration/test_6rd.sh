@@ -17,32 +17,12 @@
 . "$(dirname "$0")/lib.sh"
 require_root ping socat sha256sum jq python3
 
-NS_S=$TAG-s
 NS_H=$TAG-h
-cleanup_more() {
-	for ns in "$NS_S" "$NS_H"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-}
-trap 'cleanup; cleanup_more' EXIT
-
-ip netns add "$NS_S" || die "cannot create network namespaces"
-ip -n "$NS_S" link add br0 type bridge
-ip -n "$NS_S" link set br0 up
-join() {	# join NS IFNAME PORT ADDR...
-	local ns=$1 ifn=$2 port=$3
-	shift 3
-	ip netns list | grep -qw "$ns" || ip netns add "$ns"
-	ip -n "$ns" link set lo up
-	ip -n "$ns" link add "$ifn" type veth peer name "$port" netns "$NS_S" || die "cannot create veth"
-	ip -n "$NS_S" link set "$port" master br0 up
-	for a in "$@"; do ip -n "$ns" addr add "$a" dev "$ifn"; done
-	ip -n "$ns" link set "$ifn" up
-}
-join "$NS_A" va sa 192.0.2.1/24
-join "$NS_B" vb sb 192.0.2.2/24 192.0.2.3/24
-join "$NS_R" vr sr 192.0.2.254/24
+EXTRA_NS+=("$NS_H")
+setup_bridge
+join_bridge "$NS_A" va sa 192.0.2.1/24
+join_bridge "$NS_B" vb sb 192.0.2.2/24 192.0.2.3/24
+join_bridge "$NS_R" vr sr 192.0.2.254/24
 ip netns add "$NS_H"
 ip -n "$NS_H" link set lo up
 ip -n "$NS_R" link add rh type veth peer name hr netns "$NS_H"

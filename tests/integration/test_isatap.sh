@@ -13,29 +13,11 @@
 . "$(dirname "$0")/lib.sh"
 require_root ping jq radvd
 
-NS_S=$TAG-s
 NS_H=$TAG-h
-cleanup_more() {
-	for ns in "$NS_S" "$NS_H"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-}
-trap 'cleanup; cleanup_more' EXIT
-
-ip netns add "$NS_S" || die "cannot create network namespaces"
-ip -n "$NS_S" link add br0 type bridge
-ip -n "$NS_S" link set br0 up
-join() {	# join NS IFNAME PORT ADDR
-	ip netns add "$1"
-	ip -n "$1" link set lo up
-	ip -n "$1" link add "$2" type veth peer name "$3" netns "$NS_S" || die "cannot create veth"
-	ip -n "$NS_S" link set "$3" master br0 up
-	ip -n "$1" addr add "$4" dev "$2"
-	ip -n "$1" link set "$2" up
-}
-join "$NS_A" va sa 192.0.2.1/24
-join "$NS_R" vr sr 192.0.2.254/24
+EXTRA_NS+=("$NS_H")
+setup_bridge
+join_bridge "$NS_A" va sa 192.0.2.1/24
+join_bridge "$NS_R" vr sr 192.0.2.254/24
 ip netns add "$NS_H"
 ip -n "$NS_H" link set lo up
 ip -n "$NS_R" link add rh type veth peer name hr netns "$NS_H"

@@ -18,35 +18,17 @@
 require_root ping socat sha256sum jq
 
 N=1000
-NS_S=$TAG-s
 NS_B1=$TAG-b1
 NS_B2=$TAG-b2
 NS_B3=$TAG-b3
-cleanup_more() {
-	for ns in "$NS_S" "$NS_B1" "$NS_B2" "$NS_B3"; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
-}
-trap 'cleanup; cleanup_more' EXIT
-
-ip netns add "$NS_S" || die "cannot create network namespaces"
-ip -n "$NS_S" link add br0 type bridge
-ip -n "$NS_S" link set br0 up
-join() {	# join NS IFNAME PORT: a veth from NS to the bridge
-	ip netns list | grep -qw "$1" || ip netns add "$1"
-	ip -n "$1" link set lo up
-	ip -n "$1" link add "$2" type veth peer name "$3" netns "$NS_S" || die "cannot create veth"
-	ip -n "$NS_S" link set "$3" master br0 up
-	ip -n "$1" link set "$2" up
-}
-join "$NS_A" va sa
+setup_bridge
+join_bridge "$NS_A" va sa
 for a in 1 2 3 4; do ip -n "$NS_A" addr add 192.0.2.$a/24 dev va; done
 ip -n "$NS_A" route add 203.0.113.0/24 dev va
 ip -n "$NS_A" route add 198.51.100.0/24 dev va
-join "$NS_B1" vb s1
-join "$NS_B2" vb s2
-join "$NS_B3" vb s3
+join_bridge "$NS_B1" vb s1
+join_bridge "$NS_B2" vb s2
+join_bridge "$NS_B3" vb s3
 ip -n "$NS_B1" addr add 203.0.113.1/24 dev vb
 ip -n "$NS_B2" addr add 203.0.113.2/24 dev vb
 ip -n "$NS_B2" addr add 198.51.100.7/24 dev vb
