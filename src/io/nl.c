@@ -143,23 +143,36 @@ void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg)
 
 /* ---- requests: the device up, its addresses and routes ------------------------------ */
 
+/* A socket of its own for one request and its answer, bound; NULL with errno set. */
+static struct mnl_socket *nl_request_open(uint32_t *port)
+{
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int e = errno;
+
+		mnl_socket_close(nl);
+		errno = e;
+		return NULL;
+	}
+	*port = mnl_socket_get_portid(nl);
+	return nl;
+}
+
 /* Send one request on a socket of its own and wait for the kernel's answer: 0 or -errno. */
 static int nl_talk(struct nlmsghdr *nlh)
 {
 	char buf[8192];
-	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	static uint32_t seq_next = 1;
 	uint32_t seq = seq_next++, port;
+	struct mnl_socket *nl = nl_request_open(&port);
 	int r = -EIO;
 	ssize_t n;
 
 	if (!nl)
 		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		r = -errno;
-		goto out;
-	}
-	port = mnl_socket_get_portid(nl);
 	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
 	nlh->nlmsg_seq = seq;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
@@ -247,19 +260,14 @@ int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg)
 {
 	char buf[8192];
 	struct nl_cb_arg a = { .h = h, .arg = arg };
-	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct rtmsg *rtm;
 	uint32_t port;
+	struct mnl_socket *nl = nl_request_open(&port);
 	int r = 0;
 
 	if (!nl)
 		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		r = -errno;
-		goto out;
-	}
-	port = mnl_socket_get_portid(nl);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = 1;
