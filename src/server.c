@@ -40,7 +40,8 @@ enum {
 	CLIENTS_MAX = 16,
 	CLIENT_DEADLINE_MS = 2000,	/* to send the request and read the whole answer */
 	REQUEST_MAX = 256,
-	SHOW_PER_TUNNEL = 4096,		/* bytes of show -s -j for one tunnel, with room */
+	SHOW_PER_TUNNEL = 12288,	/* bytes of show -s -j for one tunnel at its most, with room:
+					 * counters, 8 addresses, 16 routes, 16 PRL routers */
 };
 
 struct client {
@@ -250,6 +251,9 @@ static int req_show(struct server *s, struct client *c, const struct sitd_reques
 		c->outlen = (size_t)snprintf(c->out, cap, "error: no tunnel \"%s\"\n", name);
 	else
 		c->outlen = sitd_show_format(c->out, cap, st, k, r->stats, r->json);
+	/* A cut answer would be broken JSON: say so rather than send it. */
+	if (c->outlen + 1 >= cap)
+		c->outlen = (size_t)snprintf(c->out, cap, "error: the answer does not fit\n");
 	free(st);
 	free(stats);
 	return 0;

@@ -148,6 +148,9 @@ struct sitd_daemon {
 	struct mnl_socket *nl;
 	int icmp6_fd;			/* ISATAP: router solicitations to the PRL */
 	struct sitd_host6 *host6;	/* the host's IPv6 addresses, published */
+	struct {			/* other links' last MTU, by ifindex (a small hash) */
+		unsigned ifindex, mtu;
+	} link_mtu[64];
 	/* Settings of tunnels stopped to start again (a changed stanza), for tunnel_open to
 	 * take off what the new settings no longer have. */
 	struct sitd_conf *prev;

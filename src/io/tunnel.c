@@ -819,8 +819,15 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 		/*
 		 * Another device's MTU changed, perhaps the one under a tunnel: read every path
 		 * MTU again now, as the kernel's tunnels see the route's MTU at their next send,
-		 * so the first packet that no longer fits already gets its Packet Too Big.
+		 * so the first packet that no longer fits already gets its Packet Too Big.  Only
+		 * on a change: links announce themselves for many other reasons.
 		 */
+		unsigned k = ifindex % (sizeof(d->link_mtu) / sizeof(d->link_mtu[0]));
+
+		if (d->link_mtu[k].ifindex == ifindex && d->link_mtu[k].mtu == mtu)
+			return;
+		d->link_mtu[k].ifindex = ifindex;
+		d->link_mtu[k].mtu = mtu;
 		for (unsigned i = 0; i < d->n; i++)
 			path_mtu_refresh(d->t[i]);
 		return;
