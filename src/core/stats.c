@@ -9,12 +9,6 @@ const char *const sitd_drop_names[SITD_DROP_MAX] = {
 #undef SITD_DROP_NAME
 };
 
-const char *const sitd_drop_descs[SITD_DROP_MAX] = {
-#define SITD_DROP_DESC(name, desc) desc,
-	SITD_DROP_REASONS(SITD_DROP_DESC)
-#undef SITD_DROP_DESC
-};
-
 void sitd_stats_sum(struct sitd_stats *dst, const struct sitd_stats *src)
 {
 #define SITD_CTR_SUM(name, desc) dst->name += __atomic_load_n(&src->name, __ATOMIC_RELAXED);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Counters.  Each pipeline thread owns one struct sitd_stats and is its only writer;
- * readers (the signal handler thread, later the control socket) sum the per-thread sets.
+ * Counters.  Each struct sitd_stats has one writing thread (a tunnel's tx_stats the worker
+ * that reads its device, its rx_stats the worker that owns its receive path); the control
+ * thread (show, status, SIGUSR1) sums them.
  * STAT_ADD stores with a relaxed atomic: a plain add and store on x86, no lock prefix,
  * but no torn read for the reader either.
  */
@@ -91,7 +92,6 @@ struct sitd_stats {
 #define STAT_DROP(st, reason) STAT_INC((st)->drop[SITD_DROP_##reason])
 
 extern const char *const sitd_drop_names[SITD_DROP_MAX];
-extern const char *const sitd_drop_descs[SITD_DROP_MAX];
 
 /* Add src into dst, reading src with relaxed atomic loads. */
 void sitd_stats_sum(struct sitd_stats *dst, const struct sitd_stats *src);

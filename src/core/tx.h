@@ -37,7 +37,6 @@ struct sitd_pmtu_cache;	/* pmtu.h */
 
 enum {
 	SITD_TX_MAX_OUT = 256,
-	SITD_GUE_HDR = 4,
 	/* outer header + largest inner L3 header + largest TCP header, rounded up */
 	SITD_TX_HDR_AREA = 320,
 };

@@ -95,12 +95,3 @@ int link_set_mtu(const char *name, unsigned mtu)
 	ifr.ifr_mtu = (int)mtu;
 	return ifreq_ioctl(name, SIOCSIFMTU, &ifr);
 }
-
-int link_set_txqlen(const char *name, unsigned qlen)
-{
-	struct ifreq ifr;
-
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_qlen = (int)qlen;
-	return ifreq_ioctl(name, SIOCSIFTXQLEN, &ifr);
-}

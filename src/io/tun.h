@@ -19,6 +19,5 @@ int tun_delete(int fd);
 
 int link_get_mtu(const char *name);
 int link_set_mtu(const char *name, unsigned mtu);
-int link_set_txqlen(const char *name, unsigned qlen);
 
 #endif
