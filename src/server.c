@@ -10,6 +10,8 @@
 #include "server.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pwd.h>
@@ -296,22 +298,60 @@ static int req_reload(struct server *s, struct client *c, const struct sitd_requ
 	return reply(c, "ok\n");
 }
 
+/* One sandbox probe: what a refused call answers (EPERM), or what it did. */
+static void probe_line(char *buf, size_t cap, size_t *len, const char *what, long r, int e)
+{
+	int n = snprintf(buf + *len, cap - *len, "  %-44s %s (%s)\n", what,
+			 r < 0 && e == EPERM ? "refused" : "allowed", r < 0 ? strerror(e) : "done");
+
+	if (n > 0 && (size_t)n < cap - *len)
+		*len += (size_t)n;
+}
+
+/*
+ * A check an operator (and the tests) can run on the daemon itself: calls it must never
+ * make, each tried in a form that does nothing where the filter would let it through
+ * (it fails later in the kernel instead), and one it needs.
+ */
 static int req_sandbox(struct server *s, struct client *c, const struct sitd_request *req)
 {
-	char msg[200];
+	char msg[1024];
+	size_t len = 0;
 	long r;
 	int e;
 
 	(void)s;
 	(void)req;
-	/*
-	 * A check an operator can run: uname(NULL) fails with EFAULT where it is allowed,
-	 * and with EPERM where the seccomp filter refuses it.
-	 */
+	/* uname(NULL): EFAULT where allowed, EPERM where refused. */
 	r = syscall(SYS_uname, NULL);
 	e = r < 0 ? errno : 0;
-	snprintf(msg, sizeof(msg), "seccomp: %s (a forbidden call, uname: %s)\n",
-		 e == EPERM ? "on" : "off", e ? strerror(e) : "allowed");
+	len = (size_t)snprintf(msg, sizeof(msg), "seccomp: %s (a forbidden call, uname: %s)\n",
+			       e == EPERM ? "on" : "off", e ? strerror(e) : "allowed");
+	/* "/" is a directory: allowed, these fail with EISDIR and create nothing. */
+	r = syscall(SYS_openat, AT_FDCWD, "/", O_CREAT | O_WRONLY, 0600);
+	e = errno;
+	probe_line(msg, sizeof(msg), &len, "create a file (O_CREAT)", r, e);
+	r = syscall(SYS_openat, AT_FDCWD, "/", O_WRONLY | O_TRUNC);
+	e = errno;
+	probe_line(msg, sizeof(msg), &len, "open a file to write (O_WRONLY|O_TRUNC)", r, e);
+	r = syscall(SYS_socket, AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	e = errno;
+	if (r >= 0)
+		close((int)r);
+	probe_line(msg, sizeof(msg), &len, "an AF_PACKET socket", r, e);
+	/* CLONE_NEWUSER with CLONE_FS: EINVAL in the kernel where allowed (copy_process). */
+	r = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNET | CLONE_FS, NULL, NULL, NULL, 0);
+	e = errno;
+	probe_line(msg, sizeof(msg), &len, "clone into new user and net namespaces", r, e);
+	/* Another process's thread group with our own thread id: ESRCH where allowed. */
+	r = syscall(SYS_tgkill, 1, syscall(SYS_gettid), 0);
+	e = errno;
+	probe_line(msg, sizeof(msg), &len, "signal another process (tgkill)", r, e);
+	r = syscall(SYS_openat, AT_FDCWD, "/dev/net/tun", O_RDWR | O_CLOEXEC);
+	e = errno;
+	if (r >= 0)
+		close((int)r);
+	probe_line(msg, sizeof(msg), &len, "open /dev/net/tun (a reload needs it)", r, e);
 	return reply(c, msg);
 }
 

@@ -2,6 +2,9 @@
 #include "priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <grp.h>
 #include <pwd.h>
 #include <seccomp.h>
@@ -65,26 +68,36 @@ static void keep_caps(bool bind_service)
 }
 
 #ifndef SITD_SANITIZED
-/* Everything sitd calls after start, glibc's own calls included. */
+/* Everything sitd calls after start, glibc's own calls included; some with their
+ * arguments checked below. */
 static const char *const allowed[] = {
 	/* packets and devices */
 	"read", "write", "readv", "writev", "recvmsg", "sendmsg", "recvmmsg", "sendmmsg",
 	"recvfrom", "sendto", "poll", "ppoll", "ioctl", "epoll_create1", "epoll_ctl",
 	"epoll_wait", "epoll_pwait", "timerfd_create", "timerfd_settime",
 	/* a reload opens a TUN device, sockets and the config file */
-	"openat", "open", "close", "fstat", "newfstatat", "statx", "lseek", "fcntl", "socket", "bind",
+	"close", "fstat", "newfstatat", "statx", "lseek", "fcntl", "bind",
 	"connect", "setsockopt", "getsockopt", "getsockname", "eventfd2",
 	/* the control socket */
 	"accept4", "accept", "unlink",
 	/* threads, memory, time, signals, exit */
-	"futex", "clone", "clone3", "set_robust_list", "rseq", "mmap", "munmap", "mprotect",
+	"futex", "set_robust_list", "rseq", "mmap", "munmap", "mprotect",
 	"madvise", "brk", "clock_gettime", "clock_nanosleep", "nanosleep", "gettid", "getpid",
-	"getuid",
-	"tgkill", "sched_yield", "getrandom", "rt_sigprocmask", "rt_sigreturn",
+	"getuid", "sched_yield", "getrandom", "rt_sigprocmask", "rt_sigreturn",
 	"rt_sigtimedwait", "exit", "exit_group",
 	/* a stop (SIGSTOP, a debugger) resumes an interrupted poll() through this one */
 	"restart_syscall",
 };
+
+static void rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n,
+		 const struct scmp_arg_cmp *arg)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	/* Some names do not exist on every architecture (open, accept on arm64). */
+	if (nr != __NR_SCMP_ERROR && seccomp_rule_add_array(ctx, action, nr, n, arg) < 0)
+		log_fatalx("seccomp: cannot add a rule for %s", name);
+}
 
 static void install_seccomp(void)
 {
@@ -94,17 +107,34 @@ static void install_seccomp(void)
 	 * other hosts depend on stays up.  The call still does nothing.
 	 */
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	/* Files: read, or read and write an existing one (/dev/net/tun); never create,
+	 * truncate or open one for writing only or appending. */
+	const struct scmp_arg_cmp noflag1 = SCMP_A1(SCMP_CMP_MASKED_EQ,
+						    O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0);
+	const struct scmp_arg_cmp noflag2 = SCMP_A2(SCMP_CMP_MASKED_EQ,
+						    O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0);
+	/* Threads, never new namespaces; clone3 answers ENOSYS, so glibc uses clone. */
+	const struct scmp_arg_cmp nons = SCMP_A0(SCMP_CMP_MASKED_EQ,
+						 CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |
+						 CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP, 0);
+	/* Signals to its own threads only. */
+	const struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid());
+	/* The socket families sitd uses: raw and UDP IPv4, ICMPv6 (ISATAP), netlink, unix. */
+	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
 
 	if (!ctx)
 		log_fatalx("seccomp_init failed");
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
-		int nr = seccomp_syscall_resolve_name(allowed[i]);
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		rule(ctx, SCMP_ACT_ALLOW, allowed[i], 0, NULL);
+	rule(ctx, SCMP_ACT_ALLOW, "open", 1, &noflag1);
+	rule(ctx, SCMP_ACT_ALLOW, "openat", 1, &noflag2);
+	rule(ctx, SCMP_ACT_ALLOW, "clone", 1, &nons);
+	rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
+	rule(ctx, SCMP_ACT_ALLOW, "tgkill", 1, &self);
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		const struct scmp_arg_cmp fam = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i]);
 
-		/* Some names do not exist on every architecture (open, accept on arm64). */
-		if (nr == __NR_SCMP_ERROR)
-			continue;
-		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0) < 0)
-			log_fatalx("seccomp: cannot allow %s", allowed[i]);
+		rule(ctx, SCMP_ACT_ALLOW, "socket", 1, &fam);
 	}
 	if (seccomp_load(ctx) < 0)
 		log_fatalx("cannot install the seccomp filter");

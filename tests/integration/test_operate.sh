@@ -113,6 +113,12 @@ else
 	expect_eq "a seccomp filter is installed" "$(awk '/^Seccomp:/ { print $2 }' $st)" 2
 	out=$(na "$SITD" -S "$SOCK_A" sandbox)
 	check "a forbidden syscall is refused inside sitd: $out" grep -q '^seccomp: on (a forbidden call, uname: Operation not permitted)' <<<"$out"
+	for what in "create a file" "open a file to write" "an AF_PACKET socket" \
+		"clone into new user and net namespaces" "signal another process"; do
+		check "sandbox: $what: refused" grep -q "^  $what.* refused (Operation not permitted)" <<<"$out"
+	done
+	check "sandbox: what a reload needs, /dev/net/tun, still opens" \
+		grep -q '^  open /dev/net/tun.* allowed (done)' <<<"$out"
 fi
 check "after all that, sit1 still carries traffic" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
 teardown
