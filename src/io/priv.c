@@ -118,7 +118,7 @@ static void install_seccomp(void)
 						 CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |
 						 CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP, 0);
 	/* Signals to its own threads only. */
-	const struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid());
+	const struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid(), 0);
 	/* The socket families sitd uses: raw and UDP IPv4, ICMPv6 (ISATAP), netlink, unix. */
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
 
@@ -132,7 +132,7 @@ static void install_seccomp(void)
 	rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
 	rule(ctx, SCMP_ACT_ALLOW, "tgkill", 1, &self);
 	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		const struct scmp_arg_cmp fam = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i]);
+		const struct scmp_arg_cmp fam = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i], 0);
 
 		rule(ctx, SCMP_ACT_ALLOW, "socket", 1, &fam);
 	}
