@@ -446,7 +446,7 @@ static bool ipr_unsigned(const char *s, int base, unsigned *out)
 
 /*
  * iproute2's get_addr_ipv4(): one to four parts, each strtoul base 0 and <= 255; missing
- * parts are zero ("10" is 10.0.0.0).
+ * parts are zero ("198" is 198.0.0.0).
  */
 static bool ipr_ipv4(const char *s, uint32_t *out)
 {

@@ -159,12 +159,12 @@ static const struct example examples[] = {
 	{ "2002::", 16, "0.0.0.0", 0, "192.0.2.1", "2002:c000:201::", 48 },
 	/* 6rd, RFC 5969 4: whole IPv4 address after a /32, a /64 per CE. */
 	{ "2001:db8::", 32, "0.0.0.0", 0, "192.0.2.10", "2001:db8:c000:20a::", 64 },
-	/* IPv4MaskLen 8 (RFC 5969 7.1.1): 10.0.0.0/8 common, 24 bits carried, a /56. */
-	{ "2001:db8::", 32, "10.0.0.0", 8, "10.100.100.1", "2001:db8:6464:100::", 56 },
+	/* IPv4MaskLen 8 (RFC 5969 7.1.1): 198.0.0.0/8 common, 24 bits carried, a /56. */
+	{ "2001:db8::", 32, "198.0.0.0", 8, "198.100.100.1", "2001:db8:6464:100::", 56 },
 	/* Offsets and lengths off byte boundaries. */
 	{ "2001:db8::", 30, "192.0.0.0", 2, "203.0.113.7", "2001:db8:b007:1070::", 60 },
 	{ "2001:db8:f000::", 36, "198.48.0.0", 13, "198.51.100.77", "2001:db8:f6c8:9a00::", 55 },
-	{ "2001:db8:ab00::", 41, "172.16.0.0", 12, "172.16.5.200", "2001:db8:ab00:2e40::", 61 },
+	{ "2001:db8:ab00::", 41, "198.48.0.0", 12, "198.48.5.200", "2001:db8:ab00:2e40::", 61 },
 };
 
 static void test_examples(void **state)
@@ -295,9 +295,9 @@ static void test_host_bits(void **state)
 	assert_int_equal(sitd_6rd_set(&r, p, 31, 0, 0), SITD_6RD_EPREFIX);
 	assert_int_equal(sitd_6rd_set(&r, p, 32, 0, 0), SITD_6RD_OK);
 	v6("::", p);
-	assert_int_equal(sitd_6rd_set(&r, p, 32, A(10, 0, 0, 1), 8), SITD_6RD_ERELAY);
-	assert_int_equal(sitd_6rd_set(&r, p, 32, A(10, 128, 0, 0), 8), SITD_6RD_ERELAY);
-	assert_int_equal(sitd_6rd_set(&r, p, 32, A(10, 128, 0, 0), 9), SITD_6RD_OK);
+	assert_int_equal(sitd_6rd_set(&r, p, 32, A(198, 0, 0, 1), 8), SITD_6RD_ERELAY);
+	assert_int_equal(sitd_6rd_set(&r, p, 32, A(198, 128, 0, 0), 8), SITD_6RD_ERELAY);
+	assert_int_equal(sitd_6rd_set(&r, p, 32, A(198, 128, 0, 0), 9), SITD_6RD_OK);
 	assert_int_equal(sitd_6rd_set(&r, p, 32, A(0, 0, 0, 1), 0), SITD_6RD_ERELAY);
 	assert_int_equal(sitd_6rd_set(&r, p, 64, A(1, 2, 3, 4), 32), SITD_6RD_OK);
 	assert_int_equal(r.relay_prefix, A(1, 2, 3, 4));
@@ -353,13 +353,13 @@ static const struct spoof_case spoof_cases[] = {
 	  "2002:cb00:7102::1", SITD_SPOOF_DST },
 	{ "both spoofed: the source is checked first", "198.51.100.1", "192.0.2.1",
 	  "2002:cb00:7101::1", "2002:cb00:7102::1", SITD_SPOOF_SRC },
-	{ "NAT in front: outer destination private, inner in our own prefix", "198.51.100.1",
-	  "10.0.0.5", "2002:c633:6401::1", "2002:c000:201::99", SITD_SPOOF_OK },
-	{ "our /48, another subnet: only_dnatted compares 48 bits", "198.51.100.1", "10.0.0.5",
+	{ "NAT in front: outer destination a NAT's, inner in our own prefix", "198.51.100.1",
+	  "203.0.113.5", "2002:c633:6401::1", "2002:c000:201::99", SITD_SPOOF_OK },
+	{ "our /48, another subnet: only_dnatted compares 48 bits", "198.51.100.1", "203.0.113.5",
 	  "2002:c633:6401::1", "2002:c000:201:ffff::1", SITD_SPOOF_OK },
-	{ "NAT but a destination outside our /48", "198.51.100.1", "10.0.0.5", "2002:c633:6401::1",
+	{ "NAT but a destination outside our /48", "198.51.100.1", "203.0.113.5", "2002:c633:6401::1",
 	  "2002:c000:202::1", SITD_SPOOF_DST },
-	{ "the source may not use the NAT excuse", "10.0.0.5", "192.0.2.1", "2002:c000:201::1",
+	{ "the source may not use the NAT excuse", "203.0.113.5", "192.0.2.1", "2002:c000:201::1",
 	  "2002:c000:201::1", SITD_SPOOF_SRC },
 };
 
@@ -395,27 +395,27 @@ static void test_spoof_6rd_relay(void **state)
 
 	(void)state;
 	v6("2001:db8::", p);
-	assert_int_equal(sitd_6rd_set(&r, p, 32, A(10, 0, 0, 0), 8), SITD_6RD_OK);
-	sitd_6rd_delegated(&r, A(10, 9, 9, 9), mine.addr);	/* our /56 */
+	assert_int_equal(sitd_6rd_set(&r, p, 32, A(198, 0, 0, 0), 8), SITD_6RD_OK);
+	sitd_6rd_delegated(&r, A(198, 9, 9, 9), mine.addr);	/* our /56 */
 	mine.addr[15] = 1;
-	v6("2001:db8:0102:0300::1", s);				/* CE 10.1.2.3 */
-	v6("2001:db8:0909:0900::5", d);				/* CE 10.9.9.9: us */
-	assert_int_equal(sitd_packet_is_spoofed(&t, A(10, 1, 2, 3), A(10, 9, 9, 9), s, d, NULL),
+	v6("2001:db8:0102:0300::1", s);				/* CE 198.1.2.3 */
+	v6("2001:db8:0909:0900::5", d);				/* CE 198.9.9.9: us */
+	assert_int_equal(sitd_packet_is_spoofed(&t, A(198, 1, 2, 3), A(198, 9, 9, 9), s, d, NULL),
 			 SITD_SPOOF_OK);
 	/* Outside the relay prefix the embedded address can never match. */
-	assert_int_equal(sitd_packet_is_spoofed(&t, A(11, 1, 2, 3), A(10, 9, 9, 9), s, d, NULL),
+	assert_int_equal(sitd_packet_is_spoofed(&t, A(199, 1, 2, 3), A(198, 9, 9, 9), s, d, NULL),
 			 SITD_SPOOF_SRC);
 	/* Destination another CE, outer destination us: spoofed (not our /56). */
 	v6("2001:db8:0909:0a00::5", d);
-	assert_int_equal(sitd_packet_is_spoofed(&t, A(10, 1, 2, 3), A(10, 9, 9, 9), s, d, NULL),
+	assert_int_equal(sitd_packet_is_spoofed(&t, A(198, 1, 2, 3), A(198, 9, 9, 9), s, d, NULL),
 			 SITD_SPOOF_DST);
 	/* Inside our /56 whatever the outer destination (a NAT rewrote it). */
 	v6("2001:db8:0909:09ff::5", d);
-	assert_int_equal(sitd_packet_is_spoofed(&t, A(10, 1, 2, 3), A(192, 168, 1, 2), s, d, NULL),
+	assert_int_equal(sitd_packet_is_spoofed(&t, A(198, 1, 2, 3), A(192, 168, 1, 2), s, d, NULL),
 			 SITD_SPOOF_OK);
 	assert_true(sitd_6rd_only_dnatted(&t, d));
 	assert_true(sitd_6rd_is_spoofed(&r, A(192, 168, 1, 2), d));
-	assert_false(sitd_6rd_is_spoofed(&r, A(10, 9, 9, 9), d));
+	assert_false(sitd_6rd_is_spoofed(&r, A(198, 9, 9, 9), d));
 }
 
 /* ---- ISATAP ---- */
@@ -695,11 +695,11 @@ struct rd_good {
 static const struct rd_good rd_good[] = {
 	{ LINE("dev", "sit1", "6rd-prefix", "2001:db8::/32"), SITD_6RD_OP_SET, "2001:db8::", 32,
 	  "0.0.0.0", 0 },
-	{ LINE("6rd-prefix", "2001:db8::/32", "6rd-relay_prefix", "10.0.0.0/8", "dev", "sit1"),
-	  SITD_6RD_OP_SET, "2001:db8::", 32, "10.0.0.0", 8 },
+	{ LINE("6rd-prefix", "2001:db8::/32", "6rd-relay_prefix", "198.0.0.0/8", "dev", "sit1"),
+	  SITD_6RD_OP_SET, "2001:db8::", 32, "198.0.0.0", 8 },
 	/* Only the relay: the prefix becomes ::/0 (iproute2 zeroes the whole struct). */
-	{ LINE("dev", "t", "6rd-relay_prefix", "10.0.0.0/255.0.0.0"), SITD_6RD_OP_SET, "::", 0,
-	  "10.0.0.0", 8 },
+	{ LINE("dev", "t", "6rd-relay_prefix", "198.0.0.0/255.0.0.0"), SITD_6RD_OP_SET, "::", 0,
+	  "198.0.0.0", 8 },
 	{ LINE("dev", "t", "6rd-prefix", "2001:db8::"), SITD_6RD_OP_SET, "2001:db8::", 128, "0.0.0.0", 0 },
 	{ LINE("dev", "t", "6rd-prefix", "any"), SITD_6RD_OP_SET, "::", 0, "0.0.0.0", 0 },
 	{ LINE("dev", "t", "6rd-prefix", "default"), SITD_6RD_OP_SET, "::", 0, "0.0.0.0", 0 },
@@ -709,8 +709,8 @@ static const struct rd_good rd_good[] = {
 	  "0.0.0.0", 0 },
 	{ LINE("dev", "t", "6rd-prefix", "2001:db8::1/32"), SITD_6RD_OP_SET, "2001:db8::1", 32,
 	  "0.0.0.0", 0 },	/* kept as written: the setter refuses it */
-	{ LINE("dev", "t", "6rd-relay_prefix", "10/8"), SITD_6RD_OP_SET, "::", 0, "10.0.0.0", 8 },
-	{ LINE("dev", "t", "6rd-relay_prefix", "0x0a.1.2.3"), SITD_6RD_OP_SET, "::", 0, "10.1.2.3", 32 },
+	{ LINE("dev", "t", "6rd-relay_prefix", "198/8"), SITD_6RD_OP_SET, "::", 0, "198.0.0.0", 8 },
+	{ LINE("dev", "t", "6rd-relay_prefix", "0xc6.1.2.3"), SITD_6RD_OP_SET, "::", 0, "198.1.2.3", 32 },
 	{ LINE("dev", "t", "6rd-relay_prefix", "any"), SITD_6RD_OP_SET, "::", 0, "0.0.0.0", 0 },
 	{ LINE("dev", "t", "6rd-reset"), SITD_6RD_OP_RESET, "::", 0, "0.0.0.0", 0 },
 	/* The last word decides the command, as iproute2's cmd variable. */
@@ -734,19 +734,19 @@ static const struct bad rd_bad[] = {
 	{ LINE("6rd-prefix"), "\"6rd-prefix\" needs a value" },
 	{ LINE("dev"), "\"dev\" needs a value" },
 	{ LINE("dev", "t", "6rd-relay_prefix"), "\"6rd-relay_prefix\" needs a value" },
-	{ LINE("dev", "t", "6rd-prefix", "10.0.0.0/8"), "\"10.0.0.0/8\"" },
+	{ LINE("dev", "t", "6rd-prefix", "198.0.0.0/8"), "\"198.0.0.0/8\"" },
 	{ LINE("dev", "t", "6rd-prefix", "2001:db8::/129"), "\"2001:db8::/129\"" },
 	{ LINE("dev", "t", "6rd-prefix", "any/16"), "\"any/16\"" },
 	{ LINE("dev", "t", "6rd-prefix", "2001:db8::/x"), "\"2001:db8::/x\"" },
 	{ LINE("dev", "t", "6rd-prefix", "2001:db8::/255.0.255.0"), "\"2001:db8::/255.0.255.0\"" },
 	{ LINE("dev", "t", "6rd-prefix", "2001:db8:::/32"), "\"2001:db8:::/32\"" },
 	{ LINE("dev", "t", "6rd-prefix", ""), "6rd-prefix" },
-	{ LINE("dev", "t", "6rd-relay_prefix", "10.0.0.0/33"), "\"10.0.0.0/33\"" },
+	{ LINE("dev", "t", "6rd-relay_prefix", "198.0.0.0/33"), "\"198.0.0.0/33\"" },
 	{ LINE("dev", "t", "6rd-relay_prefix", "2001:db8::/32"), "\"2001:db8::/32\"" },
 	{ LINE("dev", "t", "6rd-relay_prefix", "256.0.0.0"), "\"256.0.0.0\"" },
 	{ LINE("dev", "t", "6rd-relay_prefix", "1.2.3.4.5"), "\"1.2.3.4.5\"" },
 	{ LINE("dev", "t", "6rd-relay_prefix", "1..2"), "\"1..2\"" },
-	{ LINE("dev", "t", "6rd-relay-prefix", "10.0.0.0/8"), "\"6rd-relay-prefix\"" },
+	{ LINE("dev", "t", "6rd-relay-prefix", "198.0.0.0/8"), "\"6rd-relay-prefix\"" },
 	{ LINE("dev", "t", "6rd-pre", "2002::/16"), "\"6rd-pre\"" },	/* no prefix matching */
 	{ LINE("dev", "a/b", "6rd-reset"), "\"a/b\"" },
 	{ LINE("dev", "", "6rd-reset"), "\"dev\"" },
@@ -802,10 +802,10 @@ static void test_6rd_apply(void **state)
 	(void)state;
 	sitd_6rd_reset(&r);
 	assert_int_equal(sitd_6rd_parse(LINE("dev", "t", "6rd-prefix", "2001:db8::/32",
-					     "6rd-relay_prefix", "10.0.0.0/8"), &cmd, err, sizeof(err)), 0);
+					     "6rd-relay_prefix", "198.0.0.0/8"), &cmd, err, sizeof(err)), 0);
 	assert_int_equal(sitd_6rd_apply(&r, &cmd), SITD_6RD_OK);
 	v6("2001:db8:6464:100::1", a);
-	assert_int_equal(sitd_6rd_dst(&r, a), A(10, 100, 100, 1));
+	assert_int_equal(sitd_6rd_dst(&r, a), A(198, 100, 100, 1));
 	/* Accepted by the grammar, refused by the kernel's rules. */
 	assert_int_equal(sitd_6rd_parse(LINE("dev", "t", "6rd-prefix", "2001:db8::1/32"), &cmd, err,
 					sizeof(err)), 0);
@@ -813,7 +813,7 @@ static void test_6rd_apply(void **state)
 	assert_int_equal(sitd_6rd_parse(LINE("dev", "t", "6rd-prefix", "2001:db8::"), &cmd, err,
 					sizeof(err)), 0);
 	assert_int_equal(sitd_6rd_apply(&r, &cmd), SITD_6RD_ELEN);
-	assert_int_equal(sitd_6rd_dst(&r, a), A(10, 100, 100, 1));	/* unchanged */
+	assert_int_equal(sitd_6rd_dst(&r, a), A(198, 100, 100, 1));	/* unchanged */
 	assert_int_equal(sitd_6rd_parse(LINE("dev", "t", "6rd-reset"), &cmd, err, sizeof(err)), 0);
 	assert_int_equal(sitd_6rd_apply(&r, &cmd), SITD_6RD_OK);
 	assert_int_equal(r.prefixlen, 16);
