@@ -487,9 +487,9 @@ static void drop_new(struct sitd_daemon *d, struct tunnel **added, unsigned nadd
 /*
  * Publish the tables of the tunnels in d->t (the tables replaced go to old[], to free
  * after daemon_sync).  Of two tunnels that clash, the later, a new one, is dropped; without
- * memory every new one is, and the tables stay as they were.
+ * memory every new one is, and the tables stay as they were (false: nothing published).
  */
-static void publish(struct sitd_daemon *d, struct tunnel **added, unsigned nadded, void ***old,
+static bool publish(struct sitd_daemon *d, struct tunnel **added, unsigned nadded, void ***old,
 		    unsigned *nold, struct outer **closing)
 {
 	for (;;) {
@@ -499,7 +499,7 @@ static void publish(struct sitd_daemon *d, struct tunnel **added, unsigned nadde
 		if (o) {
 			*old = o;
 			if (outer_rebuild(d, *old, nold, &later, &earlier) == 0)
-				return;
+				return true;
 		} else {
 			later = NULL;
 		}
@@ -513,7 +513,7 @@ static void publish(struct sitd_daemon *d, struct tunnel **added, unsigned nadde
 				}
 			}
 			if (!any)
-				return;
+				return false;
 			continue;
 		}
 		/* As the kernel answers EEXIST for a second tunnel with the same parameters. */
@@ -529,7 +529,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	struct outer *closing = NULL;
 	unsigned failed = 0, nold = 0;
 	void **old = NULL;
-	bool again = false;
+	bool again = false, may_free;
 
 	if (!added || grow(d, n) < 0) {
 		log_warn("out of memory for %u tunnels", n);
@@ -547,7 +547,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 		if (added[i])
 			d->t[d->n++] = added[i];
 	}
-	publish(d, added, n, &old, &nold, &closing);
+	(void)publish(d, added, n, &old, &nold, &closing);
 	for (unsigned i = 0; i < n; i++) {
 		if (added[i] && tunnel_attach(d, added[i]) < 0) {
 			log_warn("%s: epoll", added[i]->conf.name);
@@ -558,8 +558,8 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 			again = true;
 		}
 	}
-	if (again)
-		publish(d, NULL, 0, &old, &nold, &closing);
+	/* Without memory for the tables without them, they stay named there: kept, not freed. */
+	may_free = !again || publish(d, NULL, 0, &old, &nold, &closing);
 	free(d->prev);
 	d->prev = NULL;
 	d->nprev = 0;
@@ -579,7 +579,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	outer_close(closing);
 	for (unsigned i = 0; i < n; i++) {
 		ok[i] = added[i] && daemon_find(d, c[i].name) == added[i];
-		if (added[i] && !ok[i])
+		if (added[i] && !ok[i] && may_free)
 			tunnel_close(added[i], !added[i]->existed);
 		failed += !ok[i];
 	}
@@ -620,8 +620,7 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 	/* Fewer tunnels cannot clash; without memory the old tables stay, naming the removed
 	 * ones, which then stay allocated (their devices closed) rather than be freed. */
 	old = NULL;
-	publish(d, NULL, 0, &old, &nold, &closing);
-	if (!old) {
+	if (!publish(d, NULL, 0, &old, &nold, &closing)) {
 		log_warnx("cannot rebuild the tunnel table: out of memory");
 		for (unsigned i = 0; i < ngone; i++) {
 			if (delete)
@@ -631,6 +630,7 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 			gone[i]->tun_fd = -1;
 		}
 		daemon_sync(d);
+		free(old);
 		outer_close(closing);
 		free(gone);
 		return;
