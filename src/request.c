@@ -29,6 +29,19 @@ static int fail(char *err, size_t errlen, const char *what, const char *w, size_
 }
 
 
+/* The next word of line[*i .. len), words separated by spaces: false at the end. */
+static bool next_word(const char *line, size_t len, size_t *i, size_t *start)
+{
+	while (*i < len && line[*i] == ' ')
+		(*i)++;
+	if (*i == len)
+		return false;
+	*start = *i;
+	while (*i < len && line[*i] != ' ')
+		(*i)++;
+	return true;
+}
+
 /* `6rd` or `prl` and its words: iproute2's do_6rd / do_prl grammar (sixrd.h). */
 static int parse_words(const char *line, size_t len, struct sitd_request *r, char *err, size_t errlen)
 {
@@ -37,16 +50,9 @@ static int parse_words(const char *line, size_t len, struct sitd_request *r, cha
 	int argc = 0;
 	size_t i = 0;
 
-	while (i < len) {
-		size_t start;
+	size_t start;
 
-		while (i < len && line[i] == ' ')
-			i++;
-		if (i == len)
-			break;
-		start = i;
-		while (i < len && line[i] != ' ')
-			i++;
+	while (next_word(line, len, &i, &start)) {
 		if (argc == WORDS_6RD || i - start >= WORD_6RD || memchr(line + start, '\0', i - start))
 			return fail(err, errlen, "unexpected", line + start, i - start);
 		memcpy(words[argc], line + start, i - start);
@@ -81,16 +87,9 @@ int sitd_request_parse(const char *line, size_t len, struct sitd_request *r, cha
 	int which = -1;
 
 	memset(r, 0, sizeof(*r));
-	for (int word = 0; i < len; word++) {
-		size_t start;
+	size_t start;
 
-		while (i < len && line[i] == ' ')
-			i++;
-		if (i == len)
-			break;
-		start = i;
-		while (i < len && line[i] != ' ')
-			i++;
+	for (int word = 0; next_word(line, len, &i, &start); word++) {
 		k = i - start;
 		if (word == 0) {
 			for (size_t q = 0; q < sizeof(reqs) / sizeof(reqs[0]); q++)

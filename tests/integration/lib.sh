@@ -204,6 +204,21 @@ join_bridge() {
 	ip -n "$ns" link set "$ifn" up
 }
 
+# H, a native IPv6 host behind R (2001:db8:99::2/64, R 2001:db8:99::1 forwarding).
+NS_H=$TAG-h
+setup_native_host() {
+	EXTRA_NS+=("$NS_H")
+	ip netns add "$NS_H" || die "cannot create network namespace $NS_H"
+	ip -n "$NS_H" link set lo up
+	ip -n "$NS_R" link add rh type veth peer name hr netns "$NS_H" || die "cannot create veth"
+	ip -n "$NS_R" addr add 2001:db8:99::1/64 dev rh nodad
+	ip -n "$NS_H" addr add 2001:db8:99::2/64 dev hr nodad
+	ip -n "$NS_R" link set rh up
+	ip -n "$NS_H" link set hr up
+	ip -n "$NS_H" route add ::/0 via 2001:db8:99::1
+	ip netns exec "$NS_R" sysctl -qw net.ipv6.conf.all.forwarding=1
+}
+
 # The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after.
 setup_tunnel() {
 	local mode=$1

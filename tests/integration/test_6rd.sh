@@ -17,21 +17,11 @@
 . "$(dirname "$0")/lib.sh"
 require_root ping socat sha256sum jq python3
 
-NS_H=$TAG-h
-EXTRA_NS+=("$NS_H")
 setup_bridge
 join_bridge "$NS_A" va sa 192.0.2.1/24
 join_bridge "$NS_B" vb sb 192.0.2.2/24 192.0.2.3/24
 join_bridge "$NS_R" vr sr 192.0.2.254/24
-ip netns add "$NS_H"
-ip -n "$NS_H" link set lo up
-ip -n "$NS_R" link add rh type veth peer name hr netns "$NS_H"
-ip -n "$NS_R" addr add 2001:db8:99::1/64 dev rh nodad
-ip -n "$NS_H" addr add 2001:db8:99::2/64 dev hr nodad
-ip -n "$NS_R" link set rh up
-ip -n "$NS_H" link set hr up
-ip -n "$NS_H" route add ::/0 via 2001:db8:99::1
-ip netns exec "$NS_R" sysctl -qw net.ipv6.conf.all.forwarding=1
+setup_native_host
 nh() { ip netns exec "$NS_H" "$@"; }
 
 ping6_ok() {	# ping6_ok NS DST [ARGS]: three answers
