@@ -27,7 +27,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 Q := $(if $(V),,@)
 say = $(if $(V),,@printf '  %-6s %s\n' $(1) $(2);)
 
-CORE_SRCS := $(wildcard src/core/*.c) src/cli.c src/config.c src/show.c src/request.c
+CORE_SRCS := $(wildcard src/core/*.c) src/cli.c src/config.c src/show.c src/request.c src/privmsg.c
 APP_SRCS := $(wildcard src/io/*.c) src/main.c src/server.c src/client.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)

@@ -26,6 +26,7 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -34,6 +35,8 @@
 #include "daemon.h"
 #include "log.h"
 #include "priv.h"
+#include "privmsg.h"
+#include "privsep.h"
 #include "request.h"
 #include "show.h"
 
@@ -73,15 +76,19 @@ static int64_t ms_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int read_file(const char *path, char **text, size_t *len)
+/* The file at path, or (fd >= 0) the one open on fd, which it takes. */
+static int read_file(const char *path, int fd, char **text, size_t *len)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : fopen(path, "re");
 	size_t cap = 1 << 16;
 	char *buf = NULL;
 
 	*len = 0;
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	for (;;) {
 		char *nb = realloc(buf, cap);
 		size_t got;
@@ -106,7 +113,8 @@ static int read_file(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-struct sitd_conf *server_load_config(const char *path, unsigned *n, char *err, size_t errlen)
+struct sitd_conf *server_load_config(const char *path, int fd, unsigned *n, char *err,
+				     size_t errlen)
 {
 	struct sitd_conf *out;
 	char msg[300], *text;
@@ -114,7 +122,7 @@ struct sitd_conf *server_load_config(const char *path, unsigned *n, char *err, s
 	unsigned cap;
 	int r;
 
-	if (read_file(path, &text, &len) < 0) {
+	if (read_file(path, fd, &text, &len) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
@@ -150,12 +158,19 @@ static int reload(struct server *s, char *err, size_t errlen)
 	struct sitd_conf *next, *old, *add;
 	const char **rem;
 	bool *keep, *addf, *ok;
+	int fd;
 
 	if (!s->o->config) {
 		snprintf(err, errlen, "nothing to reload: sitd was started without -c FILE");
 		return -1;
 	}
-	next = server_load_config(s->o->config, &n, err, errlen);
+	/* Read as the monitor opens it: the packet process may not read a file of mode 0600. */
+	fd = ps_config_open();
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", s->o->config, strerror(errno));
+		return -1;
+	}
+	next = server_load_config(s->o->config, fd, &n, err, errlen);
 	if (!next)
 		return -1;
 	old = calloc(nold + 1, sizeof(*old));
@@ -265,20 +280,33 @@ static int req_status(struct server *s, struct client *c, const struct sitd_requ
 {
 	bool json = r->json;
 	struct sitd_stats st;
-	char paths[4096];
-	size_t cap = 16384;
+	char paths[4096], names[32][32];
+	const char *rname[32];
+	uint64_t rcount[32];
+	struct priv_refused ref[32];
+	size_t cap = 16384, nref;
 
 	daemon_stats(s->d, &st);
 	daemon_describe_paths(s->d, paths, sizeof(paths), json);
 	c->out = malloc(cap);
 	if (!c->out)
 		return reply(c, "error: out of memory\n");
+	nref = priv_refused(ref, sizeof(ref) / sizeof(ref[0]));
+	for (size_t i = 0; i < nref; i++) {
+		priv_syscall_name(ref[i].nr, names[i], sizeof(names[i]));
+		rname[i] = names[i];
+		rcount[i] = ref[i].count;
+	}
 	c->outlen = sitd_show_status(c->out, cap,
 				     &(struct sitd_show_process){ .pid = (unsigned)getpid(),
+								  .uid = (unsigned)getuid(),
 								  .tunnels = daemon_count(s->d),
 								  .workers = daemon_workers(s->d),
 								  .paths = paths,
-								  .stats = &st },
+								  .stats = &st,
+								  .refused_names = rname,
+								  .refused_counts = rcount,
+								  .nrefused = (unsigned)nref },
 				     json);
 	return 0;
 }
@@ -301,9 +329,40 @@ static int req_reload(struct server *s, struct client *c, const struct sitd_requ
 /* One sandbox probe: what a refused call answers (EPERM), or what it did. */
 static void probe_line(char *buf, size_t cap, size_t *len, const char *what, long r, int e)
 {
-	int n = snprintf(buf + *len, cap - *len, "  %-44s %s (%s)\n", what,
+	int n = snprintf(buf + *len, cap - *len, "  %-50s %s (%s)\n", what,
 			 r < 0 && e == EPERM ? "refused" : "allowed", r < 0 ? strerror(e) : "done");
 
+	if (n > 0 && (size_t)n < cap - *len)
+		*len += (size_t)n;
+}
+
+/* A request to the monitor: refused with any errno, or done. */
+static void monitor_line(char *buf, size_t cap, size_t *len, const char *what, int e)
+{
+	int n = snprintf(buf + *len, cap - *len, "  %-50s %s (%s)\n", what,
+			 e ? "refused" : "done", e ? strerror(e) : "done");
+
+	if (n > 0 && (size_t)n < cap - *len)
+		*len += (size_t)n;
+}
+
+/* This process's uid and effective capabilities, as the kernel reports them. */
+static void identity(char *buf, size_t cap, size_t *len)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256], uid[64] = "?", caps[64] = "?";
+	int n;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Uid:", 4))
+			sscanf(line + 4, "%63s", uid);
+		else if (!strncmp(line, "CapEff:", 7))
+			sscanf(line + 7, "%63s", caps);
+	}
+	if (f)
+		fclose(f);
+	n = snprintf(buf + *len, cap - *len, "packet process: pid %u, uid %s, capabilities %s\n",
+		     (unsigned)getpid(), uid, caps);
 	if (n > 0 && (size_t)n < cap - *len)
 		*len += (size_t)n;
 }
@@ -311,22 +370,30 @@ static void probe_line(char *buf, size_t cap, size_t *len, const char *what, lon
 /*
  * A check an operator (and the tests) can run on the daemon itself: calls it must never
  * make, each tried in a form that does nothing where the filter would let it through
- * (it fails later in the kernel instead), and one it needs.
+ * (it fails later in the kernel instead); then requests the monitor must refuse.  What a
+ * reload needs is tested by a reload.
  */
 static int req_sandbox(struct server *s, struct client *c, const struct sitd_request *req)
 {
-	char msg[1024];
+	struct priv_req mtu_lo = { .type = PRIV_LINK_MTU, .mtu = 1280, .name = "lo" };
+	struct priv_req addr_lo = { .type = PRIV_ADDR, .ifindex = 1, .flag = 1,
+				    .route.dst = { .family = 6, .len = 128, .addr = { 0x20, 0x01, 0x0d, 0xb8 } } };
+	static const char junk[] = "not a request";
+	char msg[2048];
 	size_t len = 0;
 	long r;
 	int e;
 
 	(void)s;
 	(void)req;
+	identity(msg, sizeof(msg), &len);
+	priv_probing(true);
 	/* uname(NULL): EFAULT where allowed, EPERM where refused. */
 	r = syscall(SYS_uname, NULL);
 	e = r < 0 ? errno : 0;
-	len = (size_t)snprintf(msg, sizeof(msg), "seccomp: %s (a forbidden call, uname: %s)\n",
-			       e == EPERM ? "on" : "off", e ? strerror(e) : "allowed");
+	len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+				"seccomp: %s (a forbidden call, uname: %s)\n",
+				e == EPERM ? "on" : "off", e ? strerror(e) : "allowed");
 	/* "/" is a directory: allowed, these fail with EISDIR and create nothing. */
 	r = syscall(SYS_openat, AT_FDCWD, "/", O_CREAT | O_WRONLY, 0600);
 	e = errno;
@@ -334,11 +401,24 @@ static int req_sandbox(struct server *s, struct client *c, const struct sitd_req
 	r = syscall(SYS_openat, AT_FDCWD, "/", O_WRONLY | O_TRUNC);
 	e = errno;
 	probe_line(msg, sizeof(msg), &len, "open a file to write (O_WRONLY|O_TRUNC)", r, e);
+	r = syscall(SYS_openat, AT_FDCWD, "/", O_RDWR);
+	e = errno;
+	probe_line(msg, sizeof(msg), &len, "open a file read-write (O_RDWR)", r, e);
+	r = syscall(SYS_openat, AT_FDCWD, "/dev/net/tun", O_RDWR | O_CLOEXEC);
+	e = errno;
+	if (r >= 0)
+		close((int)r);
+	probe_line(msg, sizeof(msg), &len, "open /dev/net/tun (the monitor does)", r, e);
 	r = syscall(SYS_socket, AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	e = errno;
 	if (r >= 0)
 		close((int)r);
 	probe_line(msg, sizeof(msg), &len, "an AF_PACKET socket", r, e);
+	r = syscall(SYS_socket, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	e = errno;
+	if (r >= 0)
+		close((int)r);
+	probe_line(msg, sizeof(msg), &len, "a raw socket (the monitor opens them)", r, e);
 	/* CLONE_NEWUSER with CLONE_FS: EINVAL in the kernel where allowed (copy_process). */
 	r = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNET | CLONE_FS, NULL, NULL, NULL, 0);
 	e = errno;
@@ -347,11 +427,21 @@ static int req_sandbox(struct server *s, struct client *c, const struct sitd_req
 	r = syscall(SYS_tgkill, 1, syscall(SYS_gettid), 0);
 	e = errno;
 	probe_line(msg, sizeof(msg), &len, "signal another process (tgkill)", r, e);
-	r = syscall(SYS_openat, AT_FDCWD, "/dev/net/tun", O_RDWR | O_CLOEXEC);
+	/* Signal 0 to init: a check only, it sends nothing where allowed. */
+	r = syscall(SYS_kill, 1, 0);
 	e = errno;
-	if (r >= 0)
-		close((int)r);
-	probe_line(msg, sizeof(msg), &len, "open /dev/net/tun (a reload needs it)", r, e);
+	probe_line(msg, sizeof(msg), &len, "signal another process (kill)", r, e);
+	/* Back to root: as an unprivileged uid the kernel refuses it too. */
+	r = syscall(SYS_setresuid, 0, 0, 0);
+	e = errno;
+	probe_line(msg, sizeof(msg), &len, "become root again (setresuid)", r, e);
+	priv_probing(false);
+	monitor_line(msg, sizeof(msg), &len, "monitor: the MTU of lo (not sitd's device)",
+		     ps_raw_request(&mtu_lo, sizeof(mtu_lo)));
+	monitor_line(msg, sizeof(msg), &len, "monitor: an address on ifindex 1 (lo)",
+		     ps_raw_request(&addr_lo, sizeof(addr_lo)));
+	monitor_line(msg, sizeof(msg), &len, "monitor: a malformed request",
+		     ps_raw_request(junk, sizeof(junk)));
 	return reply(c, msg);
 }
 
@@ -536,56 +626,89 @@ static void print_stats(struct server *s)
 	}
 }
 
-/* Readiness for systemd (Type=notify): the documented datagram to $NOTIFY_SOCKET. */
-static void notify_ready(void)
+/*
+ * The user the packet process becomes: -u USER, else the dedicated `sitd` (the package
+ * creates it), else `nobody`, said in the log.  Only root can change its uid: started
+ * unprivileged, sitd stays who it is.
+ */
+static const char *packet_user(const char *asked)
 {
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	socklen_t len;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
-		return;
-	memcpy(sa.sun_path, path, strlen(path));
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0';	/* an abstract socket */
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, len) < 0)
-		log_warn("cannot tell systemd that sitd is ready");
-	if (fd >= 0)
-		close(fd);
+	if (geteuid() != 0)
+		return NULL;
+	if (asked) {
+		if (!getpwnam(asked))
+			log_fatalx("no such user \"%s\" (-u)", asked);
+		return asked;
+	}
+	if (getpwnam("sitd"))
+		return "sitd";
+	if (getpwnam("nobody")) {
+		log_warnx("no user \"sitd\": the packet process runs as \"nobody\" (create a "
+			  "system user sitd, as the package does, or give -u USER)");
+		return "nobody";
+	}
+	log_fatalx("neither user \"sitd\" nor \"nobody\" exists: give -u USER");
 }
 
-static bool low_port(const struct sitd_conf *c, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (c[i].encap != SITD_ENCAP_NONE &&
-		    ((c[i].encap_dport && c[i].encap_dport < 1024) ||
-		     (c[i].encap_sport && c[i].encap_sport < 1024)))
-			return true;
-	return false;
-}
-
-static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
+/* The control socket: -S PATH, else this namespace's NAME.sock. */
+static void listen_ctl(struct server *s, const struct sitd_conf *c)
 {
 	const struct server_opts *o = s->o;
 	char dflt[sizeof(s->ctl.path)], dir[sizeof(s->ctl.path)];
-	struct itimerspec tick = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
-	uid_t owner = (uid_t)-1;
 	const char *path = o->ctl_path;
+
+	if (!path) {
+		const char *base = c[0].name;
+		char stem[64];
+
+		if (o->config) {
+			const char *b = strrchr(o->config, '/');
+			size_t l;
+
+			b = b ? b + 1 : o->config;
+			l = strcspn(b, ".");
+			snprintf(stem, sizeof(stem), "%.*s", (int)(l ? l : strlen(b)), b);
+			base = stem;
+		}
+		if (ctl_dir(dir, sizeof(dir)) < 0 ||
+		    (size_t)snprintf(dflt, sizeof(dflt), "%s/%s.sock", dir, base) >= sizeof(dflt))
+			log_fatal("cannot name the control socket (use -S PATH)");
+		path = dflt;
+	}
+	/* The monitor removes it at the end: the directory stays root's. */
+	if (ctl_listen(&s->ctl, path, o->gid, (uid_t)-1) < 0) {
+		int e = errno;
+
+		errno = e;
+		if (e == EADDRINUSE)
+			log_fatalx("%s: another sitd answers there (use -S PATH)", path);
+		if (e == EEXIST)
+			log_fatalx("%s: exists and is not a socket; left alone (use -S PATH)", path);
+		if ((e == EACCES || e == EPERM) && geteuid() != 0)
+			log_fatal("cannot open the control socket %s (sitd runs as root: it creates "
+				  "TUN devices; or give -S PATH)", path);
+		log_fatal("cannot open the control socket %s", path);
+	}
+}
+
+/*
+ * Start: the control socket (first: a second sitd on the same socket must not touch the
+ * first one's devices), then the fork into monitor and packet process (privsep.h).  The
+ * packet process drops everything before it opens anything: its devices and sockets come
+ * from the monitor at start as on a reload, by one path.
+ */
+static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
+{
+	const struct server_opts *o = s->o;
+	struct itimerspec tick = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
+	const char *user = packet_user(o->user);
 	bool *ok = calloc(n, sizeof(*ok));
 	sigset_t set;
+	pid_t monitor;
 
 	if (!ok)
 		log_fatalx("out of memory");
-	if (o->user) {
-		struct passwd *pw = getpwnam(o->user);
-
-		if (!pw)
-			log_fatalx("no such user \"%s\"", o->user);
-		owner = pw->pw_uid;
-	}
+	listen_ctl(s, c);
 	/* Signals arrive through a signalfd in this loop, never in the workers. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -594,6 +717,13 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	monitor = getpid();
+	if (privsep_start(o->config, &s->ctl) < 0) {
+		ctl_unlink(&s->ctl);
+		log_fatal("cannot start the monitor");
+	}
+	priv_drop_child(user, monitor);
+
 	s->sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
 	s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (s->sig_fd < 0 || s->tick_fd < 0 || timerfd_settime(s->tick_fd, 0, &tick, NULL) < 0)
@@ -611,49 +741,14 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 		log_fatalx("not started: %u tunnel(s) failed", n);
 	}
 	free(ok);
-
-	/* After the devices: without privileges, theirs is the error to report. */
-	if (!path) {
-		const char *base = c[0].name;
-		char stem[64];
-
-		if (o->config) {
-			const char *b = strrchr(o->config, '/');
-			size_t l;
-
-			b = b ? b + 1 : o->config;
-			l = strcspn(b, ".");
-			snprintf(stem, sizeof(stem), "%.*s", (int)(l ? l : strlen(b)), b);
-			base = stem;
-		}
-		if (ctl_dir(dir, sizeof(dir)) < 0 ||
-		    (size_t)snprintf(dflt, sizeof(dflt), "%s/%s.sock", dir, base) >= sizeof(dflt)) {
-			daemon_free(s->d, DAEMON_UNDO);
-			log_fatal("cannot name the control socket (use -S PATH)");
-		}
-		path = dflt;
-	}
-	if (ctl_listen(&s->ctl, path, o->gid, owner) < 0) {
-		int e = errno;
-
-		daemon_free(s->d, DAEMON_UNDO);
-		errno = e;
-		if (e == EADDRINUSE)
-			log_fatalx("%s: another sitd answers there (use -S PATH)", path);
-		if (e == EEXIST)
-			log_fatalx("%s: exists and is not a socket; left alone (use -S PATH)", path);
-		log_fatal("cannot open the control socket %s", path);
-	}
-	priv_drop(o->user, low_port(c, n));
 	if (daemon_run(s->d) < 0) {
-		ctl_unlink(&s->ctl);
 		daemon_free(s->d, DAEMON_UNDO);
 		log_fatalx("not started");
 	}
 	for (unsigned i = 0; i < n; i++)
 		log_info("%s: running", c[i].name);
-	log_info("%u tunnel(s), %u worker(s), control socket %s", n, daemon_workers(s->d),
-		 s->ctl.path);
+	log_info("%u tunnel(s), %u worker(s), control socket %s, as uid %u", n,
+		 daemon_workers(s->d), s->ctl.path, (unsigned)getuid());
 	return 0;
 }
 
@@ -665,7 +760,7 @@ int server_main(const struct server_opts *o)
 	char err[400];
 
 	if (o->config) {
-		c = server_load_config(o->config, &n, err, sizeof(err));
+		c = server_load_config(o->config, -1, &n, err, sizeof(err));
 		if (!c) {
 			fprintf(stderr, "sitd: %s\n", err);
 			return 2;
@@ -678,7 +773,7 @@ int server_main(const struct server_opts *o)
 	}
 	setup(&s, c, n);
 	free(c);
-	notify_ready();
+	ps_ready();
 
 	for (;;) {
 		struct pollfd p[CLIENTS_MAX + 4];
@@ -732,8 +827,8 @@ int server_main(const struct server_opts *o)
 			print_stats(&s);
 			while (s.nc)
 				client_close(&s, 0);
+			/* The monitor removes the control socket once this process is gone. */
 			daemon_free(s.d, term ? DAEMON_KEEP : DAEMON_DELETE);
-			ctl_unlink(&s.ctl);
 			return 0;
 		}
 	}

@@ -22,7 +22,8 @@ struct server_opts {
 /* Runs until stopped; returns the exit status. */
 int server_main(const struct server_opts *o);
 
-/* Read and parse the configuration file; NULL (with a message in err) on any error. */
-struct sitd_conf *server_load_config(const char *path, unsigned *n, char *err, size_t errlen);
+/* Read (from fd when >= 0, which it takes) and parse the configuration file; NULL (with a message in err) on any error. */
+struct sitd_conf *server_load_config(const char *path, int fd, unsigned *n, char *err,
+				     size_t errlen);
 
 #endif

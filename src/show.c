@@ -352,6 +352,7 @@ size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *s
 	buf[0] = '\0';
 	pr_open(&p, NULL, NULL);
 	pr_u64(&p, "pid", "sitd: pid %" PRIu64, sp->pid);
+	pr_u64(&p, "uid", ", uid %" PRIu64, sp->uid);
 	pr_u64(&p, "tunnels", ", %" PRIu64 " tunnel(s)", sp->tunnels);
 	pr_u64(&p, "workers", ", %" PRIu64 " worker(s)\n", sp->workers);
 	if (json) {
@@ -368,6 +369,16 @@ size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *s
 			continue;
 		snprintf(fmt, sizeof(fmt), "  drop %s %%" PRIu64 "\n", sitd_drop_names[i]);
 		pr_u64(&p, sitd_drop_names[i], fmt, sp->stats->drop[i]);
+	}
+	pr_close(&p);
+	/* Refused system calls: none is the normal state; each one is a finding. */
+	pr_open(&p, "refused_syscalls", NULL);
+	for (unsigned i = 0; i < sp->nrefused; i++) {
+		char fmt[80];
+
+		snprintf(fmt, sizeof(fmt), "  refused syscall %.32s %%" PRIu64 "\n",
+			 sp->refused_names[i]);
+		pr_u64(&p, sp->refused_names[i], fmt, sp->refused_counts[i]);
 	}
 	pr_close(&p);
 	pr_close(&p);

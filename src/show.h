@@ -27,9 +27,12 @@ size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t,
 
 /* `sitd status`: the process, its outer paths and the drops counted for no tunnel. */
 struct sitd_show_process {
-	unsigned pid, tunnels, workers;
+	unsigned pid, uid, tunnels, workers;
 	const char *paths;		/* preformatted by the daemon: lines, or JSON objects */
 	const struct sitd_stats *stats;	/* process-level: only the drops before a lookup */
+	const char *const *refused_names; /* system calls seccomp refused, and how often */
+	const uint64_t *refused_counts;
+	unsigned nrefused;
 };
 
 size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *p, bool json);

@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "log.h"
+#include "privsep.h"
 #include "sock.h"
 
 static const char *outer_name(const struct outer *o, char *buf, size_t len)
@@ -39,11 +40,11 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 	if (k == OUTER_UDP) {
 		o->port = c->encap_dport;
 		o->encap = c->encap;
-		o->fd = udp_rx_open(c->encap_dport);
+		o->fd = ps_udp_rx_open(c->encap_dport);
 		/* The ports' owners are spread over the workers, the raw sockets' is the first. */
 		o->worker = d->next_udp_worker++ % d->nw;
 	} else {
-		o->fd = raw_open(k == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP);
+		o->fd = ps_raw_open(k == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP);
 		o->worker = 0;
 	}
 	if (o->fd < 0) {

@@ -3,14 +3,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <sys/socket.h>
 #include <grp.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
 #include <pwd.h>
+#include <sched.h>
 #include <seccomp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/capability.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -24,69 +35,172 @@
 #endif
 #endif
 
+/* A refused call traps (SIGSYS) where the handler can set its return value. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define SITD_TRAP 1
+#endif
+
 static void drop_user(const char *user)
 {
 	struct passwd *pw = getpwnam(user);
 
 	if (!pw)
 		log_fatalx("no such user \"%s\"", user);
-	/* Keep the permitted capabilities across the uid change; they are cut down below. */
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-		log_fatal("prctl(PR_SET_KEEPCAPS)");
 	if (setgroups(0, NULL) < 0 || setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0 ||
 	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0)
 		log_fatal("cannot become user \"%s\"", user);
 }
 
-static bool needed(cap_value_t c, bool bind_service)
+static bool has_cap(cap_value_t c, cap_flag_t set)
 {
-	return c == CAP_NET_ADMIN || c == CAP_NET_RAW || (bind_service && c == CAP_NET_BIND_SERVICE);
+	cap_t now = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (now) {
+		(void)cap_get_flag(now, c, set, &v);
+		cap_free(now);
+	}
+	return v == CAP_SET;
 }
 
-/* Nothing can be gained back: empty the bounding and ambient sets (needs CAP_SETPCAP). */
-static void drop_bounding(bool bind_service)
+/*
+ * Nothing can be gained back: keep only `keep` in the bounding set and empty the ambient
+ * one.  Without CAP_SETPCAP (sitd started unprivileged) there is nothing to drop from.
+ */
+static void drop_bounding(const cap_value_t *keep, int n)
 {
-	for (cap_value_t c = 0; c <= CAP_LAST_CAP; c++)
-		if (!needed(c, bind_service) && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			log_fatal("cannot drop capability %d from the bounding set", c);
+	if (has_cap(CAP_SETPCAP, CAP_EFFECTIVE)) {
+		for (cap_value_t c = 0; c <= CAP_LAST_CAP; c++) {
+			bool kept = false;
+
+			for (int i = 0; i < n; i++)
+				kept |= keep[i] == c;
+			if (!kept && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+				log_fatal("cannot drop capability %d from the bounding set", c);
+		}
+	}
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		log_fatal("cannot clear ambient capabilities");
 }
 
-static void keep_caps(bool bind_service)
+/* Exactly `keep`, of those this process has: the rest of every set cleared. */
+static void keep_caps(const cap_value_t *keep, int n)
 {
-	cap_value_t keep[] = { CAP_NET_ADMIN, CAP_NET_RAW, CAP_NET_BIND_SERVICE };
-	int n = bind_service ? 3 : 2;
-	cap_t caps = cap_init();
+	cap_value_t have[8];
+	int m = 0;
+	cap_t caps;
 
+	for (int i = 0; i < n && m < 8; i++)
+		if (has_cap(keep[i], CAP_PERMITTED))
+			have[m++] = keep[i];
+	caps = cap_init();
 	if (!caps)
 		log_fatal("cap_init");
-	if (cap_set_flag(caps, CAP_PERMITTED, n, keep, CAP_SET) < 0 ||
-	    cap_set_flag(caps, CAP_EFFECTIVE, n, keep, CAP_SET) < 0 || cap_set_proc(caps) < 0)
+	if ((m && (cap_set_flag(caps, CAP_PERMITTED, m, have, CAP_SET) < 0 ||
+		   cap_set_flag(caps, CAP_EFFECTIVE, m, have, CAP_SET) < 0)) ||
+	    cap_set_proc(caps) < 0)
 		log_fatal("cannot reduce capabilities to what sitd needs");
 	cap_free(caps);
 }
 
+/* ---- refused calls ---------------------------------------------------------------- */
+
+enum { NR_MAX = 1024 };
+static _Atomic uint64_t refused[NR_MAX];
+
+size_t priv_refused(struct priv_refused *out, size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < NR_MAX && n < max; i++) {
+		uint64_t c = atomic_load_explicit(&refused[i], memory_order_relaxed);
+
+		if (c)
+			out[n++] = (struct priv_refused){ .nr = i, .count = c };
+	}
+	return n;
+}
+
+const char *priv_syscall_name(int nr, char *buf, size_t len)
+{
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%d", nr);
+	free(name);
+	return buf;
+}
+
+static __thread bool probing;
+
+void priv_probing(bool on)
+{
+	probing = on;
+}
+
+#ifdef SITD_TRAP
+/* Async-signal-safe: one write(2) per system call, the first time it is refused. */
+static void on_sigsys(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int nr = si->si_syscall, saved = errno;
+
+	(void)sig;
+	if (nr >= 0 && nr < NR_MAX &&
+	    atomic_fetch_add_explicit(&refused[nr], 1, memory_order_relaxed) == 0) {
+		char msg[96] = "sitd: seccomp refused system call ", digits[12];
+		size_t len = strlen(msg), k = 0;
+		unsigned v = (unsigned)nr;
+
+		do
+			digits[k++] = (char)('0' + v % 10);
+		while ((v /= 10) && k < sizeof(digits));
+		while (k)
+			msg[len++] = digits[--k];
+		static const char counted[] = " (counted in `sitd status`)\n";
+		static const char probe[] = " (a sandbox probe)\n";
+		const char *tail = probing ? probe : counted;
+		size_t tl = probing ? sizeof(probe) - 1 : sizeof(counted) - 1;
+
+		memcpy(msg + len, tail, tl);
+		len += tl;
+		(void)!write(STDERR_FILENO, msg, len);
+	}
+#if defined(__x86_64__)
+	uc->uc_mcontext.gregs[REG_RAX] = -EPERM;
+#else
+	uc->uc_mcontext.regs[0] = (unsigned long long)-EPERM;
+#endif
+	errno = saved;
+}
+#endif
+
+/* ---- the filters ------------------------------------------------------------------ */
+
 #ifndef SITD_SANITIZED
-/* Everything sitd calls after start, glibc's own calls included; some with their
- * arguments checked below. */
-static const char *const allowed[] = {
-	/* packets and devices */
-	"read", "write", "readv", "writev", "recvmsg", "sendmsg", "recvmmsg", "sendmmsg",
-	"recvfrom", "sendto", "poll", "ppoll", "ioctl", "epoll_create1", "epoll_ctl",
-	"epoll_wait", "epoll_pwait", "timerfd_create", "timerfd_settime",
-	/* a reload opens a TUN device, sockets and the config file */
-	"close", "fstat", "newfstatat", "statx", "lseek", "fcntl", "bind",
-	"connect", "setsockopt", "getsockopt", "getsockname", "eventfd2",
-	/* the control socket */
-	"accept4", "accept", "unlink",
-	/* threads, memory, time, signals, exit */
-	"futex", "set_robust_list", "rseq", "mmap", "munmap", "mprotect",
+/* Both processes: threads or not, memory, time, signals, exit, logging. */
+static const char *const common[] = {
+	"read", "write", "readv", "writev", "close", "fstat", "newfstatat", "statx", "lseek",
+	"fcntl", "futex", "set_robust_list", "rseq", "mmap", "munmap", "mremap", "mprotect",
 	"madvise", "brk", "clock_gettime", "clock_nanosleep", "nanosleep", "gettid", "getpid",
-	"getuid", "sched_yield", "getrandom", "rt_sigprocmask", "rt_sigreturn",
-	"rt_sigtimedwait", "exit", "exit_group",
+	"getuid", "geteuid", "getrandom", "rt_sigprocmask", "rt_sigreturn", "exit", "exit_group",
 	/* a stop (SIGSTOP, a debugger) resumes an interrupted poll() through this one */
-	"restart_syscall",
+	"restart_syscall", "poll", "ppoll", "recvmsg", "sendmsg", "recvfrom", "sendto",
+	"setsockopt", "getsockopt", "getsockname", "bind",
+};
+
+/* The packet process, after start. */
+static const char *const child_calls[] = {
+	"recvmmsg", "sendmmsg", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
+	"timerfd_create", "timerfd_settime", "eventfd2", "connect", "accept4", "accept",
+	"sched_yield", "rt_sigtimedwait", "signalfd4",
+};
+
+/* The monitor. */
+static const char *const monitor_calls[] = {
+	"unlink", "wait4", "waitid",
 };
 
 static void rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n,
@@ -99,60 +213,153 @@ static void rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigne
 		log_fatalx("seccomp: cannot add a rule for %s", name);
 }
 
-static void install_seccomp(void)
+static void allow_all(scmp_filter_ctx ctx, const char *const *names, size_t n)
 {
-	/*
-	 * A call outside the list fails with EPERM rather than killing the process: a path
-	 * missed here then fails like any refused call, counted and logged, and a tunnel
-	 * other hosts depend on stays up.  The call still does nothing.
-	 */
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
-	/* Files: read, or read and write an existing one (/dev/net/tun); never create,
-	 * truncate or open one for writing only or appending. */
-	const struct scmp_arg_cmp noflag1 = SCMP_A1(SCMP_CMP_MASKED_EQ,
-						    O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0);
-	const struct scmp_arg_cmp noflag2 = SCMP_A2(SCMP_CMP_MASKED_EQ,
-						    O_CREAT | O_TRUNC | O_WRONLY | O_APPEND, 0);
-	/* Threads, never new namespaces; clone3 answers ENOSYS, so glibc uses clone. */
-	const struct scmp_arg_cmp nons = SCMP_A0(SCMP_CMP_MASKED_EQ,
-						 CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |
-						 CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP, 0);
-	/* Signals to its own threads only. */
-	const struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid(), 0);
-	/* The socket families sitd uses: raw and UDP IPv4, ICMPv6 (ISATAP), netlink, unix. */
-	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+	for (size_t i = 0; i < n; i++)
+		rule(ctx, SCMP_ACT_ALLOW, names[i], 0, NULL);
+}
 
+static void allow_ioctls(scmp_filter_ctx ctx, const unsigned long *req, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct scmp_arg_cmp a = SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)req[i], 0);
+
+		rule(ctx, SCMP_ACT_ALLOW, "ioctl", 1, &a);
+	}
+}
+
+static void allow_families(scmp_filter_ctx ctx, const int *fam, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam[i], 0);
+
+		rule(ctx, SCMP_ACT_ALLOW, "socket", 1, &a);
+	}
+}
+
+/* Files opened with none of these flags in `forbid`. */
+static void allow_open(scmp_filter_ctx ctx, scmp_datum_t forbid)
+{
+	const struct scmp_arg_cmp a1 = SCMP_A1(SCMP_CMP_MASKED_EQ, forbid, 0);
+	const struct scmp_arg_cmp a2 = SCMP_A2(SCMP_CMP_MASKED_EQ, forbid, 0);
+
+	rule(ctx, SCMP_ACT_ALLOW, "open", 1, &a1);
+	rule(ctx, SCMP_ACT_ALLOW, "openat", 1, &a2);
+}
+
+static scmp_filter_ctx filter_new(void)
+{
+	/* Signals to this process's own threads only (raise, abort). */
+	const struct scmp_arg_cmp self = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid(), 0);
+	const struct scmp_arg_cmp not_sigsys = SCMP_A0(SCMP_CMP_NE, SIGSYS, 0);
+	scmp_filter_ctx ctx;
+#ifdef SITD_TRAP
+	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO | SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) < 0)
+		log_fatal("sigaction(SIGSYS)");
+	ctx = seccomp_init(SCMP_ACT_TRAP);
+#else
+	ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+#endif
 	if (!ctx)
 		log_fatalx("seccomp_init failed");
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		rule(ctx, SCMP_ACT_ALLOW, allowed[i], 0, NULL);
-	rule(ctx, SCMP_ACT_ALLOW, "open", 1, &noflag1);
-	rule(ctx, SCMP_ACT_ALLOW, "openat", 1, &noflag2);
-	rule(ctx, SCMP_ACT_ALLOW, "clone", 1, &nons);
-	rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
+	allow_all(ctx, common, sizeof(common) / sizeof(common[0]));
 	rule(ctx, SCMP_ACT_ALLOW, "tgkill", 1, &self);
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		const struct scmp_arg_cmp fam = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i], 0);
+	/* glibc installs its own handlers with the first thread; SIGSYS's stays ours. */
+	rule(ctx, SCMP_ACT_ALLOW, "rt_sigaction", 1, &not_sigsys);
+	return ctx;
+}
 
-		rule(ctx, SCMP_ACT_ALLOW, "socket", 1, &fam);
-	}
+static void filter_load(scmp_filter_ctx ctx)
+{
 	if (seccomp_load(ctx) < 0)
 		log_fatalx("cannot install the seccomp filter");
 	seccomp_release(ctx);
 }
+
+static void child_filter(void)
+{
+	/* Threads, never new namespaces; clone3 answers ENOSYS, so glibc uses clone. */
+	const struct scmp_arg_cmp nons = SCMP_A0(SCMP_CMP_MASKED_EQ,
+						 CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |
+						 CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP, 0);
+	/*
+	 * Devices: the TUN device's persistence (its removal), MTUs and names read.  Sockets:
+	 * UDP and netlink (path MTU queries, notifications, dumps); raw ones come from the
+	 * monitor.  Files: read-only (the CPU count); the configuration comes from the monitor.
+	 */
+	static const unsigned long ioctls[] = { TUNSETPERSIST, SIOCGIFMTU, SIOCGIFINDEX,
+						SIOCGIFNAME, TCGETS, FIONREAD };
+	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+	scmp_filter_ctx ctx = filter_new();
+
+	allow_all(ctx, child_calls, sizeof(child_calls) / sizeof(child_calls[0]));
+	rule(ctx, SCMP_ACT_ALLOW, "clone", 1, &nons);
+	rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
+	allow_ioctls(ctx, ioctls, sizeof(ioctls) / sizeof(ioctls[0]));
+	allow_families(ctx, families, sizeof(families) / sizeof(families[0]));
+	allow_open(ctx, O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
+	filter_load(ctx);
+}
+
+static void monitor_filter(pid_t child)
+{
+	/* Signals to the packet process only (forwarded SIGTERM and the like). */
+	const struct scmp_arg_cmp to_child = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)child, 0);
+	/* What tun_open(), the sockets of sock.c and the MTU need, and no more. */
+	static const unsigned long ioctls[] = { TUNSETIFF, TUNSETVNETHDRSZ, TUNSETPERSIST,
+						TUNSETOFFLOAD, SIOCGIFMTU, SIOCSIFMTU,
+						SIOCGIFINDEX, SIOCGIFNAME, TCGETS };
+	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+	scmp_filter_ctx ctx = filter_new();
+
+	allow_all(ctx, monitor_calls, sizeof(monitor_calls) / sizeof(monitor_calls[0]));
+	rule(ctx, SCMP_ACT_ALLOW, "kill", 1, &to_child);
+	allow_ioctls(ctx, ioctls, sizeof(ioctls) / sizeof(ioctls[0]));
+	allow_families(ctx, families, sizeof(families) / sizeof(families[0]));
+	/* /dev/net/tun read-write and the configuration read-only; nothing created. */
+	allow_open(ctx, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND);
+	filter_load(ctx);
+}
 #endif
 
-void priv_drop(const char *user, bool bind_service)
+void priv_drop_child(const char *user, pid_t monitor)
 {
-	drop_bounding(bind_service);
+	drop_bounding(NULL, 0);
 	if (user)
 		drop_user(user);
-	keep_caps(bind_service);
+	/* Without its monitor the packet process stops (SIGTERM: the devices stay).  Set
+	 * after the uid change, which clears it; a monitor already gone is seen here too. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)
+		log_fatal("prctl(PR_SET_PDEATHSIG)");
+	if (getppid() != monitor)
+		raise(SIGTERM);
+	keep_caps(NULL, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		log_fatal("prctl(PR_SET_NO_NEW_PRIVS)");
 #ifdef SITD_SANITIZED
+	/* A uid change clears it; LeakSanitizer's ptrace needs it at exit. */
+	(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	log_warnx("built with sanitizers: no seccomp filter");
 #else
-	install_seccomp();
+	child_filter();
+#endif
+}
+
+void priv_drop_monitor(pid_t child)
+{
+	static const cap_value_t keep[] = { CAP_NET_ADMIN, CAP_NET_RAW, CAP_NET_BIND_SERVICE,
+					     CAP_KILL };
+
+	drop_bounding(keep, 4);
+	keep_caps(keep, 4);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		log_fatal("prctl(PR_SET_NO_NEW_PRIVS)");
+#ifdef SITD_SANITIZED
+	(void)child;
+#else
+	monitor_filter(child);
 #endif
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wire.h"
@@ -36,8 +37,17 @@ int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 	 * restart or a crash of sitd loses none of them (tun_set_iff, TUNSETPERSIST); only
 	 * tun_delete() removes it.
 	 */
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0 ||
-	    ioctl(fd, TUNSETPERSIST, 1) < 0)
+	/*
+	 * Busy: another fd holds it.  After a crash or a kill the old packet process may
+	 * still be letting go (its monitor gone, it stops on SIGTERM): wait for it, 2 s at
+	 * most; a second sitd running the same device fails after that.
+	 */
+	for (int i = 0; ioctl(fd, TUNSETIFF, &ifr) < 0; i++) {
+		if (errno != EBUSY || !*existed || i == 40)
+			goto fail;
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	}
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0 || ioctl(fd, TUNSETPERSIST, 1) < 0)
 		goto fail;
 	for (size_t i = tso ? 0 : 2; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (ioctl(fd, TUNSETOFFLOAD, tries[i]) == 0) {

@@ -28,6 +28,7 @@
 #include "internal.h"
 #include "log.h"
 #include "nl.h"
+#include "privsep.h"
 #include "sock.h"
 #include "tun.h"
 
@@ -157,7 +158,7 @@ static int udp_tx_all(struct tunnel *t)
 	}
 	while (t->n_udp_tx < want) {
 		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(c->encap_dport) };
-		int fd = udp_tx_open(c->local, c->encap_sport, c->dev, df, c->encap_csum);
+		int fd = ps_udp_tx_open(c->local, c->encap_sport, c->dev, df, c->encap_csum);
 
 		if (fd < 0) {
 			log_warn("%s: cannot open a UDP socket for encap-sport %u", c->name,
@@ -218,7 +219,7 @@ static void isatap_setup(const struct tunnel *t)
 	int r;
 
 	sitd_isatap_addr(zero, t->conf.local, isatap_global(t->conf.local), token);
-	r = nl_isatap_setup(t->ifindex, token);
+	r = ps_isatap_setup(t->ifindex, token);
 	if (r < 0)
 		log_warnx("%s: cannot set the ISATAP interface identifier: %s", t->conf.name, strerror(-r));
 }
@@ -241,15 +242,15 @@ static void tunnel_configure(struct sitd_daemon *d, struct tunnel *t)
 			old = &d->prev[i];
 	for (unsigned i = 0; old && i < old->nroutes; i++)
 		if (!has_route(c, &old->routes[i]))
-			(void)nl_route(false, t->ifindex, &old->routes[i]);
+			(void)ps_route(false, t->ifindex, &old->routes[i]);
 	for (unsigned i = 0; old && i < old->naddrs; i++)
 		if (!has_addr(c, &old->addrs[i]))
-			(void)nl_addr(false, t->ifindex, &old->addrs[i]);
+			(void)ps_addr(false, t->ifindex, &old->addrs[i]);
 	if (c->isatap)
 		isatap_setup(t);
 	if (!c->naddrs && !c->nroutes && !c->isatap)
 		return;
-	r = nl_link_up(t->ifindex);
+	r = ps_link_up(t->ifindex);
 	if (r < 0)
 		log_warnx("%s: cannot set the device up: %s", c->name, strerror(-r));
 	if (c->isatap) {
@@ -258,12 +259,12 @@ static void tunnel_configure(struct sitd_daemon *d, struct tunnel *t)
 		static const uint8_t fe80[8] = { 0xfe, 0x80 };
 
 		sitd_isatap_addr(fe80, c->local, isatap_global(c->local), ll.addr);
-		r = nl_addr(true, t->ifindex, &ll);
+		r = ps_addr(true, t->ifindex, &ll);
 		if (r < 0)
 			log_warnx("%s: cannot add the ISATAP link-local address: %s", c->name, strerror(-r));
 	}
 	for (unsigned i = 0; i < c->naddrs; i++) {
-		r = nl_addr(true, t->ifindex, &c->addrs[i]);
+		r = ps_addr(true, t->ifindex, &c->addrs[i]);
 		if (r < 0) {
 			inet_ntop(c->addrs[i].family == 6 ? AF_INET6 : AF_INET, c->addrs[i].addr, what,
 				  sizeof(what));
@@ -272,7 +273,7 @@ static void tunnel_configure(struct sitd_daemon *d, struct tunnel *t)
 		}
 	}
 	for (unsigned i = 0; i < c->nroutes; i++) {
-		r = nl_route(true, t->ifindex, &c->routes[i]);
+		r = ps_route(true, t->ifindex, &c->routes[i]);
 		if (r < 0) {
 			inet_ntop(c->routes[i].dst.family == 6 ? AF_INET6 : AF_INET, c->routes[i].dst.addr,
 				  what, sizeof(what));
@@ -330,7 +331,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		}
 	}
 	/* The device first: it needs CAP_NET_ADMIN, the clearer message. */
-	t->tun_fd = tun_open(c->name, !c->nogso, &t->offloads, &t->existed);
+	t->tun_fd = ps_tun_open(c->name, !c->nogso, &t->offloads, &t->existed);
 	if (t->tun_fd < 0) {
 		tun_error(c);
 		goto fail;
@@ -380,7 +381,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		 */
 		t->conf.mtu = m > 0 && (unsigned)m <= def ? sitd_mtu_clamp(&t->conf, (unsigned)m) : def;
 	}
-	if (link_get_mtu(c->name) != (int)t->conf.mtu && link_set_mtu(c->name, t->conf.mtu) < 0) {
+	if (link_get_mtu(c->name) != (int)t->conf.mtu && ps_link_set_mtu(c->name, t->conf.mtu) < 0) {
 		log_warn("cannot set the MTU of %s to %u", c->name, t->conf.mtu);
 		goto fail;
 	}
@@ -841,7 +842,7 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	if (fixed != mtu) {
 		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,
 			  sitd_mtu_min(t->conf.mode), sitd_mtu_max(&t->conf), fixed);
-		if (link_set_mtu(t->conf.name, fixed) < 0)
+		if (ps_link_set_mtu(t->conf.name, fixed) < 0)
 			log_warn("%s: cannot set mtu %u", t->conf.name, fixed);
 		mtu = fixed;
 	}
@@ -1044,12 +1045,8 @@ struct sitd_daemon *daemon_new(unsigned workers)
 	d->nl = nl_link_open();
 	if (!d->nl)
 		log_warn("no link notifications; mtu bounds are not enforced");
-	d->icmp6_fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6);
-	if (d->icmp6_fd >= 0) {
-		int hops = 255;	/* neighbour discovery is refused with any other (RFC 4861 6.1.1) */
-
-		(void)setsockopt(d->icmp6_fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof(hops));
-	}
+	/* ISATAP's router solicitations: hop limit 255, set by the monitor that opens it. */
+	d->icmp6_fd = ps_icmp6_open();
 	return d;
 }
 

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "log.h"
+#include "privsep.h"
 #include "sock.h"
 
 enum { EVENTS = 64, IDLE_MS = 1000 };
@@ -108,7 +109,7 @@ int workers_alloc(struct sitd_daemon *d, unsigned n)
 			goto fail;
 		}
 		/* Without CAP_NET_RAW there is none; raw tunnels then fail to start, and say why. */
-		w->raw_tx = raw_send_open();
+		w->raw_tx = ps_raw_send_open();
 		w->dst.sin_family = AF_INET;
 		sitd_tx_init(&w->tx, &none, &w->stats, NULL, (uint16_t)(id + i * 0x4000u));
 		sitd_gro_init(&w->gro, true, &w->stats);

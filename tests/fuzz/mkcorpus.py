@@ -691,12 +691,46 @@ def config_seeds():
 
 # ---------------------------------------------------------------- main
 
+
+# ---------------------------------------------------------------- fuzz_privmsg
+
+def privreq(typ, flag=0, proto=0, port=0, pmtudisc=0, ifindex=0, local=0, mtu=0, name=b"",
+            family=0, plen=0, addr=b"", via=b"", metric=0, table=0, token=b""):
+    """struct priv_req (src/privmsg.h), little-endian as on x86_64 and arm64."""
+    route = struct.pack("<BB16s16s2xII", family, plen, addr, via, metric, table)
+    return struct.pack("<HBBHBBIII16s", typ, flag, proto, port, pmtudisc, 0, ifindex, local,
+                       mtu, name) + route + struct.pack("16s", token)
+
+
+def privmsg_seeds():
+    tok = bytes(8) + bytes([0, 0, 0x5e, 0xfe]) + a4(LOCAL4)
+    return {
+        "tun-open": privreq(1, flag=1, name=b"sit1"),
+        "raw-open-41": privreq(2, proto=41),
+        "raw-open-4": privreq(2, proto=4),
+        "raw-send-open": privreq(3),
+        "icmp6-open": privreq(4),
+        "udp-rx-open": privreq(5, port=5555),
+        "udp-tx-open": privreq(6, local=0xc0000201, port=0, name=b"veth0", pmtudisc=3, flag=1),
+        "link-mtu": privreq(7, name=b"sit1", mtu=1480),
+        "link-up": privreq(8, ifindex=5),
+        "addr6": privreq(9, ifindex=5, flag=1, family=6, plen=64, addr=a6("2001:db8:64::1")),
+        "addr4": privreq(9, ifindex=5, flag=1, family=4, plen=24, addr=a4(LOCAL4)),
+        "route6": privreq(10, ifindex=5, flag=1, family=6, plen=48, addr=a6("2001:db8:99::"),
+                          via=a6("2001:db8:64::2"), metric=100, table=254),
+        "isatap": privreq(11, ifindex=5, token=tok),
+        "config-open": privreq(12),
+        "ready": privreq(13),
+        "bad-name": privreq(1, name=b"../x"),
+        "short": privreq(8, ifindex=5)[:40],
+    }
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     targets = {"fuzz_tx": tx_seeds(), "fuzz_rx": rx_seeds(), "fuzz_icmp": icmp_seeds(),
                "fuzz_cli": cli_seeds(), "fuzz_udp": udp_seeds(), "fuzz_config": config_seeds(),
-               "fuzz_gro": gro_seeds()}
+               "fuzz_gro": gro_seeds(), "fuzz_privmsg": privmsg_seeds()}
     for target, seeds in targets.items():
         assert len(seeds) < 32, target
         d = os.path.join(out, target)

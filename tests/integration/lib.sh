@@ -82,6 +82,13 @@ stop_daemons() {
 			grep -A20 -E 'Sanitizer|runtime error' "$log" >&2
 			SANITIZER_FAILED=$((${SANITIZER_FAILED:-0} + 1))
 		fi
+		# A call the seccomp filters refused is a path they missed, or worse.
+		# (The sandbox self-check's probes are refused on purpose and say so.)
+		if grep -q 'seccomp refused system call [0-9]* (counted' "$log" 2>/dev/null; then
+			echo "not ok - a system call refused by seccomp in $log:" >&2
+			grep 'seccomp refused system call [0-9]* (counted' "$log" >&2
+			SANITIZER_FAILED=$((${SANITIZER_FAILED:-0} + 1))
+		fi
 	done
 	SITD_PIDS=()
 	SITD_LOG=()
@@ -115,6 +122,11 @@ setup_pair() {
 		ip -n "$ns" link set lo up
 		ip -n "$ns" link set "$([ "$ns" = "$NS_A" ] && echo va || echo vb)" up
 	done
+}
+
+# packet_pid PID: the packet process of the sitd whose monitor is PID (privsep.h).
+packet_pid() {
+	pgrep -P "$1" -x sitd | head -n 1
 }
 
 # start_sitd NS LOGNAME ARGS...: run sitd in NS, wait for its device to exist.
@@ -274,7 +286,7 @@ debug_daemons() {
 	local pid t
 	for pid in "${SITD_PIDS[@]}"; do
 		echo "  # sitd $pid (${SITD_LOG[$pid]}):"
-		for t in /proc/"$pid"/task/*; do
+		for t in /proc/"$pid"/task/* /proc/"$(packet_pid "$pid")"/task/*; do
 			[ -d "$t" ] && echo "  #   thread ${t##*/}: $(cat "$t/wchan" 2>/dev/null) syscall $(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
 		done
 		grep -v ' 0$' "${SITD_LOG[$pid]}" 2>/dev/null | tail -n 12 | sed 's/^/  #   /'

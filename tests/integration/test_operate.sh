@@ -100,49 +100,91 @@ out=$(ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/never.sock" -c "$LOGDIR/a.conf" 
 check "a bad file at start: no tunnel starts, clear error: $out" grep -q "a.conf:3: invalid \"ttl\"" <<<"$out"
 check "... and sit3 was never created" bash -c "! ip -n $NS_A link show sit3 >/dev/null 2>&1"
 
-# Least privilege of the running daemon.
-st=/proc/$PID_A/status
-expect_eq "only CAP_NET_ADMIN and CAP_NET_RAW are effective" "$(awk '/^CapEff/ { print $2 }' $st)" 0000000000003000
-expect_eq "... permitted" "$(awk '/^CapPrm/ { print $2 }' $st)" 0000000000003000
-expect_eq "... and in the bounding set" "$(awk '/^CapBnd/ { print $2 }' $st)" 0000000000003000
-expect_eq "no_new_privs is set" "$(awk '/^NoNewPrivs/ { print $2 }' $st)" 1
+# Least privilege of the running daemon: two processes (src/io/privsep.h).
+want_uid=$(id -u sitd 2>/dev/null || echo 65534)
+pp=$(packet_pid "$PID_A")
+check "two processes: the monitor ($PID_A) and the packet process ($pp)" test -n "$pp"
+st=/proc/$pp/status
+expect_eq "the packet process runs as the sitd user, else nobody" "$(awk '/^Uid/ { print $2 }' $st)" "$want_uid"
+expect_eq "... with no capability effective" "$(awk '/^CapEff/ { print $2 }' $st)" 0000000000000000
+expect_eq "... permitted" "$(awk '/^CapPrm/ { print $2 }' $st)" 0000000000000000
+expect_eq "... or in the bounding set" "$(awk '/^CapBnd/ { print $2 }' $st)" 0000000000000000
+expect_eq "... no_new_privs set" "$(awk '/^NoNewPrivs/ { print $2 }' $st)" 1
+expect_eq "status answers from the packet process, and its uid" \
+	"$(na "$SITD" -S "$SOCK_A" status -j | jq -c '[.pid, .uid]')" "[$pp,$want_uid]"
+mst=/proc/$PID_A/status
+expect_eq "the monitor: uid 0" "$(awk '/^Uid/ { print $2 }' $mst)" 0
+# CAP_KILL (5) forwards signals to the other uid; NET_BIND_SERVICE (10), NET_ADMIN (12),
+# NET_RAW (13) open devices and sockets.
+expect_eq "... with CAP_KILL, NET_BIND_SERVICE, NET_ADMIN and NET_RAW only" "$(awk '/^CapEff/ { print $2 }' $mst)" 0000000000003420
+expect_eq "... in the bounding set too" "$(awk '/^CapBnd/ { print $2 }' $mst)" 0000000000003420
+expect_eq "... no_new_privs set" "$(awk '/^NoNewPrivs/ { print $2 }' $mst)" 1
+out=$(na "$SITD" -S "$SOCK_A" sandbox)
+echo "$out" | sed 's/^/# /'
+check "sandbox: the packet process reports its uid and no capabilities" \
+	grep -q "^packet process: pid $pp, uid $want_uid, capabilities 0000000000000000" <<<"$out"
+for what in "a raw socket" "become root again"; do
+	# Refused by the kernel (no capability, no root) whatever the build.
+	check "sandbox: $what: refused" grep -q "^  $what.* refused (Operation not permitted)" <<<"$out"
+done
+check "sandbox: the monitor refuses another device's MTU" grep -q '^  monitor: the MTU of lo.* refused (Operation not permitted)' <<<"$out"
+check "sandbox: ... an address on lo" grep -q '^  monitor: an address on ifindex 1.* refused (Operation not permitted)' <<<"$out"
+check "sandbox: ... a malformed request" grep -q '^  monitor: a malformed request.* refused (Invalid argument)' <<<"$out"
+check "... and logs it" grep -q 'monitor: a malformed request refused (wrong size)' "$(log_of "$PID_A")"
 if grep -q 'no seccomp filter' "$(log_of "$PID_A")"; then
 	# The sanitizer build leaves the filter out (LeakSanitizer needs ptrace) and says so.
 	expect_eq "sanitizer build: no filter, as it logs" "$(awk '/^Seccomp:/ { print $2 }' $st)" 0
 else
-	expect_eq "a seccomp filter is installed" "$(awk '/^Seccomp:/ { print $2 }' $st)" 2
-	out=$(na "$SITD" -S "$SOCK_A" sandbox)
+	expect_eq "a seccomp filter on the packet process" "$(awk '/^Seccomp:/ { print $2 }' $st)" 2
+	expect_eq "... and on the monitor" "$(awk '/^Seccomp:/ { print $2 }' $mst)" 2
 	check "a forbidden syscall is refused inside sitd: $out" grep -q '^seccomp: on (a forbidden call, uname: Operation not permitted)' <<<"$out"
-	for what in "create a file" "open a file to write" "an AF_PACKET socket" \
-		"clone into new user and net namespaces" "signal another process"; do
+	for what in "create a file" "open a file to write" "open a file read-write" \
+		"open /dev/net/tun" "an AF_PACKET socket" \
+		"clone into new user and net namespaces" "signal another process (tgkill)" \
+		"signal another process (kill)"; do
 		check "sandbox: $what: refused" grep -q "^  $what.* refused (Operation not permitted)" <<<"$out"
 	done
-	check "sandbox: what a reload needs, /dev/net/tun, still opens" \
-		grep -q '^  open /dev/net/tun.* allowed (done)' <<<"$out"
+	# Refused calls are counted (status) and logged once each.
+	status=$(na "$SITD" -S "$SOCK_A" status -j)
+	expect_eq "status counts the refused calls: uname once" "$(jq '.refused_syscalls.uname' <<<"$status")" 1
+	expect_eq "... kill once" "$(jq '.refused_syscalls.kill' <<<"$status")" 1
+	na "$SITD" -S "$SOCK_A" sandbox >/dev/null
+	expect_eq "... twice after a second sandbox" "$(na "$SITD" -S "$SOCK_A" status -j | jq '.refused_syscalls.uname')" 2
+	n=$(grep -c "seccomp refused system call $(printf '%d' 63) (a sandbox probe)" "$(log_of "$PID_A")")
+	expect_eq "... and logged once (uname, 63 on x86_64)" "$n" 1
 fi
 check "after all that, sit1 still carries traffic" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
 teardown
 
-# -u: the daemon runs as an unprivileged user with only the capabilities it needs.  It
-# then opens /dev/net/tun as that user for a reload: Debian ships it mode 0666, this
-# machine 0600, so sitd runs in a private mount namespace with a 0666 node of its own.
+# -u nobody with /dev/net/tun at mode 0600 (a node of our own in a private mount
+# namespace, whatever the host's): the packet process cannot open it, the monitor does,
+# at start and for a reload that adds a FOU tunnel and removes one, PMTU included.
 setup_pair
-conf a sit1
-conf b sit1
-printf '#!/bin/sh\nmount -t tmpfs none /dev/net && mknod -m 666 /dev/net/tun c 10 200 && exec "$@"\n' \
-	>"$LOGDIR/tun666.sh"
-chmod 755 "$LOGDIR/tun666.sh"
-SITD_WRAP="unshare -m --propagation private $LOGDIR/tun666.sh" start_sitd "$NS_A" sitd-a -u nobody -c "$LOGDIR/a.conf"
+conf a sit1 ip1
+conf b sit1 ip1
+chmod 600 "$LOGDIR/a.conf"	# root's alone: the monitor reads it for the reload
+printf '#!/bin/sh\nmount -t tmpfs none /dev/net && mknod -m 600 /dev/net/tun c 10 200 && exec "$@"\n' \
+	>"$LOGDIR/tun600.sh"
+chmod 755 "$LOGDIR/tun600.sh"
+SITD_WRAP="unshare -m --propagation private $LOGDIR/tun600.sh" start_sitd "$NS_A" sitd-a -u nobody -c "$LOGDIR/a.conf"
 PID_A=$LAST_PID
 start_sitd "$NS_B" sitd-b -c "$LOGDIR/b.conf"
 PID_B=$LAST_PID
+pp=$(packet_pid "$PID_A")
 tun_up "$NS_A" sit1 $A6
 tun_up "$NS_B" sit1 $B6
-expect_eq "-u nobody: the daemon runs as uid 65534" "$(awk '/^Uid/ { print $2 }' /proc/$PID_A/status)" 65534
-expect_eq "-u nobody: with CAP_NET_ADMIN and CAP_NET_RAW only" "$(awk '/^CapEff/ { print $2 }' /proc/$PID_A/status)" 0000000000003000
+expect_eq "-u nobody: the packet process runs as uid 65534" "$(awk '/^Uid/ { print $2 }' /proc/$pp/status)" 65534
 check "-u nobody: the tunnel works" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
 conf a sit1 sit2
+conf b sit1 sit2
+chmod 600 "$LOGDIR/a.conf"
 kill -HUP "$PID_A"
-for _ in $(seq 50); do na ip link show sit2 >/dev/null 2>&1 && break; sleep 0.1; done
-check "-u nobody: a reload still creates a tunnel (sit2)" na ip link show sit2
+kill -HUP "$PID_B"
+for _ in $(seq 50); do na ip link show sit2 >/dev/null 2>&1 && ! na ip link show ip1 >/dev/null 2>&1 && break; sleep 0.1; done
+check "-u nobody, /dev/net/tun 0600: a reload creates a FOU tunnel (sit2)" na ip link show sit2
+check "... and removes one (ip1)" bash -c "! ip -n $NS_A link show ip1 >/dev/null 2>&1"
+check "... with the same packet process" test "$(packet_pid "$PID_A")" = "$pp"
+tun_up "$NS_A" sit2 2001:db8:2::1
+tun_up "$NS_B" sit2 2001:db8:2::2
+check "... which carries traffic" na ping -6 -c 2 -i 0.2 -W 2 -q 2001:db8:2::2
 finish

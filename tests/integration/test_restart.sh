@@ -4,8 +4,8 @@
 #  - a stanza's `address` and `route` words: on the device after start, changed by a
 #    reload (what the new stanza no longer has taken off, the device kept), gone with the
 #    device when the stanza goes;
-#  - kill -9 of A's sitd in the middle of a 200 MB transfer, and a new start: same
-#    ifindex, addresses and routes, sha256 equal;
+#  - kill -9 of A's packet process, then of A's monitor, each in the middle of a 200 MB
+#    transfer, and a new start: same ifindex, addresses and routes, sha256 equal;
 #  - SIGTERM and a new start of B's sitd (what `systemctl restart` does) in the middle of
 #    another: the same.
 # Topology: lib.sh; A's tunnel from a file, B's from the command line with an address.
@@ -53,21 +53,43 @@ expect_eq "after the reload: the IPv4 route taken off" "$(routes_of "$NS_A")" ""
 expect_eq "after the reload: the IPv6 route kept" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
 check "... and ttl 64 in effect" bash -c "'$SITD' -S '$(sock_of "$PID_A")' show | grep -q 'ttl 64'"
 
-# kill -9 in the middle of a transfer, then a new start.
+# kill -9 of the packet process (a crash) in the middle of a transfer: the monitor exits
+# with a failure, which is what makes the unit's Restart=on-failure start sitd again; the
+# new start here is that restart.
 transfer_bg $B6
 sleep 0.1
-check "the transfer is under way when sitd is killed" alive "$BG"
-kill -KILL "$PID_A"
+check "the transfer is under way when the packet process is killed" alive "$BG"
+kill -KILL "$(packet_pid "$PID_A")"
 wait "$PID_A" 2>/dev/null
+rc=$?
+check "the monitor then exits with a failure (status $rc)" test "$rc" -ne 0
+check "... saying why, and that the devices stay" grep -q 'the packet process died of signal 9; the devices stay' "$(log_of "$PID_A")"
 start_sitd "$NS_A" sitd-a2 -c "$conf"
 PID_A=$LAST_PID
-check "kill -9 and a new start: the 200 MB arrive, sha256 equal" wait "$BG"
+check "kill -9 of the packet process and a new start: the 200 MB arrive, sha256 equal" wait "$BG"
 expect_eq "... same ifindex" "$(ifindex_of "$NS_A")" "$ifa"
 expect_eq "... same addresses" "$(addr_of "$NS_A")" "$A6/64,2001:db8:65::1/64"
 expect_eq "... same route" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
 check "... the new sitd took the device over" grep -q 'device taken over' "$(log_of "$PID_A")"
 
-# SIGTERM and a new start of B (the receiver) in the middle of another.
+# kill -9 of the monitor: the packet process stops by itself (its parent-death signal,
+# SIGTERM: the devices stay), and a new start takes over; again mid-transfer.
+transfer_bg $B6
+sleep 0.1
+check "the transfer is under way when the monitor is killed" alive "$BG"
+old_pp=$(packet_pid "$PID_A")
+kill -KILL "$PID_A"
+wait "$PID_A" 2>/dev/null
+start_sitd "$NS_A" sitd-a3 -c "$conf"
+PID_A=$LAST_PID
+check "the orphaned packet process is gone (or a zombie)" bash -c "! ps -o stat= -p $old_pp | grep -qv ^Z"
+check "kill -9 of the monitor and a new start: the 200 MB arrive, sha256 equal" wait "$BG"
+expect_eq "... same ifindex" "$(ifindex_of "$NS_A")" "$ifa"
+expect_eq "... same addresses" "$(addr_of "$NS_A")" "$A6/64,2001:db8:65::1/64"
+expect_eq "... same route" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
+
+# SIGTERM and a new start of B (the receiver) in the middle of another: what
+# `systemctl restart sitd` does (SIGTERM to the main pid, the monitor, then ExecStart).
 ifb=$(ifindex_of "$NS_B")
 transfer_bg $B6
 sleep 0.1

@@ -84,12 +84,17 @@ sent=$(ctr "$PID_Y" tx_packets)
 expect_ge "the stranger sent its pings (and what its new device sends)" "$sent" 5
 expect_eq "every packet of the stranger counted once, as rx_no_tunnel" "$(pstat "$PID_A" rx_no_tunnel)" "$sent"
 
-# Memory and threads: workers + the control thread, no thread per tunnel.
-rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$PID_A/status")
-threads=$(awk '/^Threads/ { print $2 }' "/proc/$PID_A/status")
+# Memory and threads: workers + the control thread in the packet process, no thread per
+# tunnel; the monitor is one thread and stays small.
+pp=$(packet_pid "$PID_A")
+expect_eq "status names the packet process" "$("$SITD" -S "$(sock_of "$PID_A")" status -j | jq .pid)" "$pp"
+rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pp/status")
+mrss=$(awk '/^VmRSS/ { print $2 }' "/proc/$PID_A/status")
+threads=$(awk '/^Threads/ { print $2 }' "/proc/$pp/status")
 workers=$("$SITD" -S "$(sock_of "$PID_A")" status -j | jq .workers)
 expect_eq "threads: $workers workers and the control thread" "$threads" $((workers + 1))
-echo "# RSS with $N tunnels: $rss kB ($((rss / N)) kB per tunnel, buffers included)"
+expect_eq "the monitor: one thread" "$(awk '/^Threads/ { print $2 }' "/proc/$PID_A/status")" 1
+echo "# RSS with $N tunnels: $rss kB ($((rss / N)) kB per tunnel, buffers included); monitor $mrss kB"
 check "RSS below 64 kB per tunnel ($rss kB for $N)" test "$rss" -lt $((64 * N))
 
 # Reload at scale: t100..t199 go, n0..n99 come, while 50 MB run through t0.

@@ -583,6 +583,36 @@ static void test_json_exact(void **state)
 	assert_string_equal(buf, "[]\n");
 }
 
+/* `sitd status`: the process line, then the refused system calls, text and JSON. */
+static void test_status(void **state)
+{
+	static const char *const names[] = { "uname", "kill" };
+	static const uint64_t counts[] = { 1, 7 };
+	struct sitd_stats st;
+	struct sitd_show_process sp = { .pid = 42, .uid = 65534, .tunnels = 2, .workers = 1,
+					.paths = "", .stats = &st };
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.drop[SITD_DROP_rx_no_tunnel] = 3;
+	sitd_show_status(buf, BIG, &sp, false);
+	assert_non_null(strstr(buf, "sitd: pid 42, uid 65534, 2 tunnel(s), 1 worker(s)\n"));
+	assert_non_null(strstr(buf, "  drop rx_no_tunnel 3\n"));
+	assert_null(strstr(buf, "refused"));
+	sp.refused_names = names;
+	sp.refused_counts = counts;
+	sp.nrefused = 2;
+	sitd_show_status(buf, BIG, &sp, false);
+	assert_non_null(strstr(buf, "  refused syscall uname 1\n  refused syscall kill 7\n"));
+	sitd_show_status(buf, BIG, &sp, true);
+	assert_true(json_parse(buf));
+	jexpect_lit(".pid", "42");
+	jexpect_lit(".uid", "65534");
+	jexpect_lit(".drops.rx_no_tunnel", "3");
+	jexpect_lit(".refused_syscalls.uname", "1");
+	jexpect_lit(".refused_syscalls.kill", "7");
+}
+
 /* How many times needle occurs in hay. */
 static unsigned occurrences(const char *hay, const char *needle)
 {
@@ -774,7 +804,7 @@ int main(void)
 {
 	static const char *json_names[ARRAY_SIZE(text_cases)];
 	struct CMUnitTest tests[2 * ARRAY_SIZE(text_cases) + ARRAY_SIZE(esc_cases) +
-				ARRAY_SIZE(short_cases) + 4];
+				ARRAY_SIZE(short_cases) + 5];
 	size_t n = 0;
 
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_reader);
@@ -790,6 +820,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_exact);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_text_stats);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_stats);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_status);
 	TABLE(esc_cases, test_json_escape);
 	TABLE(short_cases, test_short);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+#include "privsep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "nl.h"
+#include "priv.h"
+#include "privmsg.h"
+#include "sock.h"
+#include "tun.h"
+
+static int chan = -1;			/* the child's end */
+static pthread_mutex_t chan_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the child's side ------------------------------------------------------------- */
+
+/* One request, one answer; *fd gets the descriptor that came along, if any. */
+static int call(const void *req, size_t len, struct priv_rep *rep, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	if (chan < 0) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	pthread_mutex_lock(&chan_lock);
+	do
+		n = send(chan, req, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0) {
+		do
+			n = recvmsg(chan, &m, MSG_CMSG_CLOEXEC);
+		while (n < 0 && errno == EINTR);
+	}
+	pthread_mutex_unlock(&chan_lock);
+	if (n < 0)
+		return -1;
+	if (n != (ssize_t)sizeof(*rep)) {
+		errno = EPIPE;	/* the monitor is gone */
+		return -1;
+	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int))) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c), sizeof(got));
+			if (fd && rep->has_fd)
+				*fd = got;
+			else
+				close(got);
+		}
+	}
+	if (rep->err) {
+		errno = rep->err;
+		return -1;
+	}
+	if (rep->has_fd && fd && *fd < 0) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int call_fd(struct priv_req *r, struct priv_rep *rep)
+{
+	int fd;
+
+	return call(r, sizeof(*r), rep, &fd) < 0 ? -1 : fd;
+}
+
+static void name_of(char dst[16], const char *src)
+{
+	memset(dst, 0, 16);
+	if (src)
+		strncpy(dst, src, 15);
+}
+
+int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
+{
+	struct priv_req r = { .type = PRIV_TUN_OPEN, .flag = tso };
+	struct priv_rep rep;
+	int fd;
+
+	name_of(r.name, name);
+	fd = call_fd(&r, &rep);
+	if (fd >= 0) {
+		*offloads = rep.offloads;
+		*existed = rep.existed;
+	}
+	return fd;
+}
+
+int ps_raw_open(uint8_t proto)
+{
+	struct priv_req r = { .type = PRIV_RAW_OPEN, .proto = proto };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_raw_send_open(void)
+{
+	struct priv_req r = { .type = PRIV_RAW_SEND_OPEN };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_icmp6_open(void)
+{
+	struct priv_req r = { .type = PRIV_ICMP6_OPEN };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_udp_rx_open(uint16_t port)
+{
+	struct priv_req r = { .type = PRIV_UDP_RX_OPEN, .port = port };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum)
+{
+	struct priv_req r = { .type = PRIV_UDP_TX_OPEN, .local = local, .port = port,
+			      .pmtudisc = (uint8_t)pmtudisc_mode, .flag = csum != 0 };
+	struct priv_rep rep;
+
+	name_of(r.name, dev);
+	return call_fd(&r, &rep);
+}
+
+int ps_config_open(void)
+{
+	struct priv_req r = { .type = PRIV_CONFIG_OPEN };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_link_set_mtu(const char *name, unsigned mtu)
+{
+	struct priv_req r = { .type = PRIV_LINK_MTU, .mtu = mtu };
+	struct priv_rep rep;
+
+	name_of(r.name, name);
+	return call(&r, sizeof(r), &rep, NULL);
+}
+
+static int call_nl(struct priv_req *r)
+{
+	struct priv_rep rep;
+
+	return call(r, sizeof(*r), &rep, NULL) < 0 ? -errno : 0;
+}
+
+int ps_link_up(unsigned ifindex)
+{
+	struct priv_req r = { .type = PRIV_LINK_UP, .ifindex = ifindex };
+
+	return call_nl(&r);
+}
+
+int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p)
+{
+	struct priv_req r = { .type = PRIV_ADDR, .ifindex = ifindex, .flag = add };
+
+	r.route.dst = *p;
+	return call_nl(&r);
+}
+
+int ps_route(bool add, unsigned ifindex, const struct sitd_route *rt)
+{
+	struct priv_req r = { .type = PRIV_ROUTE, .ifindex = ifindex, .flag = add };
+
+	/* Field by field: the padding inside struct sitd_route stays zero. */
+	r.route.dst = rt->dst;
+	memcpy(r.route.via, rt->via, sizeof(r.route.via));
+	r.route.metric = rt->metric;
+	r.route.table = rt->table;
+	return call_nl(&r);
+}
+
+int ps_isatap_setup(unsigned ifindex, const uint8_t token[16])
+{
+	struct priv_req r = { .type = PRIV_ISATAP, .ifindex = ifindex };
+
+	memcpy(r.token, token, sizeof(r.token));
+	return call_nl(&r);
+}
+
+void ps_ready(void)
+{
+	struct priv_req r = { .type = PRIV_READY };
+	struct priv_rep rep;
+
+	if (call(&r, sizeof(r), &rep, NULL) < 0)
+		log_warn("cannot tell the monitor sitd is ready");
+}
+
+int ps_raw_request(const void *buf, size_t len)
+{
+	struct priv_rep rep;
+	int fd;
+
+	if (call(buf, len, &rep, &fd) == 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	return errno;
+}
+
+/* ---- the monitor -------------------------------------------------------------------- */
+
+struct owned {
+	unsigned ifindex;
+	char name[IF_NAMESIZE];
+};
+
+static struct {
+	int fd;				/* the monitor's end */
+	pid_t child;
+	const char *config;
+	const struct ctl_listener *ctl;
+	struct owned *dev;
+	size_t ndev, capdev;
+} mon;
+
+/* A TUN device the monitor opened, by index or by name, and still the same device. */
+static bool owned_index(unsigned ifindex)
+{
+	char now[IF_NAMESIZE];
+
+	for (size_t i = 0; i < mon.ndev; i++)
+		if (mon.dev[i].ifindex == ifindex)
+			return if_indextoname(ifindex, now) && !strcmp(now, mon.dev[i].name);
+	return false;
+}
+
+static bool owned_name(const char *name)
+{
+	for (size_t i = 0; i < mon.ndev; i++)
+		if (!strcmp(mon.dev[i].name, name))
+			return if_nametoindex(name) == mon.dev[i].ifindex;
+	return false;
+}
+
+static void own(const char *name)
+{
+	unsigned ifindex = if_nametoindex(name);
+	size_t i;
+
+	for (i = 0; i < mon.ndev; i++)
+		if (!strcmp(mon.dev[i].name, name) || mon.dev[i].ifindex == ifindex)
+			break;
+	if (i == mon.ndev) {
+		if (mon.ndev == mon.capdev) {
+			size_t cap = mon.capdev ? mon.capdev * 2 : 64;
+			struct owned *n = realloc(mon.dev, cap * sizeof(*n));
+
+			if (!n)
+				return;	/* then its later requests are refused: safe */
+			mon.dev = n;
+			mon.capdev = cap;
+		}
+		mon.ndev++;
+	}
+	mon.dev[i].ifindex = ifindex;
+	snprintf(mon.dev[i].name, sizeof(mon.dev[i].name), "%s", name);
+}
+
+/* Readiness for systemd (Type=notify): the documented datagram to $NOTIFY_SOCKET. */
+static void notify_ready(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, strlen(path));
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';	/* an abstract socket */
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || sendto(fd, "READY=1", 7, 0, (struct sockaddr *)&sa, len) < 0)
+		log_warn("cannot tell systemd that sitd is ready");
+	if (fd >= 0)
+		close(fd);
+}
+
+static int icmp6_open(void)
+{
+	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), err;
+	int hops = 255;	/* neighbour discovery is refused with any other (RFC 4861 6.1.1) */
+
+	if (fd >= 0 && setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof(hops)) < 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static int refuse(const struct priv_req *r)
+{
+	log_warnx("monitor: %s refused: not a device sitd opened", priv_type_name(r->type));
+	return EPERM;
+}
+
+/* Do what r asks; an fd to pass in *fd; 0 or an errno. */
+static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
+{
+	bool existed = false;
+	int e;
+
+	*fd = -1;
+	switch ((enum priv_type)r->type) {
+	case PRIV_TUN_OPEN:
+		*fd = tun_open(r->name, r->flag, &rep->offloads, &existed);
+		rep->existed = existed;
+		if (*fd >= 0)
+			own(r->name);
+		break;
+	case PRIV_RAW_OPEN:
+		*fd = raw_open(r->proto);
+		break;
+	case PRIV_RAW_SEND_OPEN:
+		*fd = raw_send_open();
+		break;
+	case PRIV_ICMP6_OPEN:
+		*fd = icmp6_open();
+		break;
+	case PRIV_UDP_RX_OPEN:
+		*fd = udp_rx_open(r->port);
+		break;
+	case PRIV_UDP_TX_OPEN:
+		*fd = udp_tx_open(r->local, r->port, r->name, r->pmtudisc, r->flag);
+		break;
+	case PRIV_CONFIG_OPEN:
+		if (!mon.config)
+			return ENOENT;
+		*fd = open(mon.config, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		break;
+	case PRIV_LINK_MTU:
+		if (!owned_name(r->name))
+			return refuse(r);
+		return link_set_mtu(r->name, r->mtu) < 0 ? errno : 0;
+	case PRIV_LINK_UP:
+	case PRIV_ADDR:
+	case PRIV_ROUTE:
+	case PRIV_ISATAP:
+		if (!owned_index(r->ifindex))
+			return refuse(r);
+		if (r->type == PRIV_LINK_UP)
+			e = nl_link_up(r->ifindex);
+		else if (r->type == PRIV_ADDR)
+			e = nl_addr(r->flag, r->ifindex, &r->route.dst);
+		else if (r->type == PRIV_ROUTE)
+			e = nl_route(r->flag, r->ifindex, &r->route);
+		else
+			e = nl_isatap_setup(r->ifindex, r->token);
+		return -e;
+	case PRIV_READY:
+		notify_ready();
+		return 0;
+	}
+	if (*fd < 0)
+		return errno ? errno : EIO;
+	rep->has_fd = 1;
+	return 0;
+}
+
+static void reply(struct priv_rep *rep, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	}
+	/* A child that cannot take the answer is ending: its SIGCHLD ends the monitor. */
+	(void)sendmsg(mon.fd, &m, MSG_NOSIGNAL);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void handle(const void *buf, size_t len)
+{
+	struct priv_rep rep;
+	struct priv_req r;
+	const char *why;
+	int fd = -1;
+
+	memset(&rep, 0, sizeof(rep));
+	if (priv_req_parse(buf, len, &r, &why) < 0) {
+		log_warnx("monitor: a malformed request refused (%s)", why);
+		rep.err = EINVAL;
+	} else {
+		errno = 0;
+		rep.err = serve(&r, &rep, &fd);
+	}
+	reply(&rep, fd);
+}
+
+static _Noreturn void finish(int status)
+{
+	int code = 1;
+
+	ctl_unlink(mon.ctl);
+	if (WIFEXITED(status)) {
+		code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		/* A crash: the devices stay (persistent), and so do their addresses and routes;
+		 * the next start takes them over. */
+		log_warnx("the packet process died of signal %d; the devices stay for the next start",
+			  WTERMSIG(status));
+	}
+	exit(code);
+}
+
+static _Noreturn void monitor(void)
+{
+	sigset_t set;
+	int sfd, status;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0) {
+		kill(mon.child, SIGTERM);
+		log_fatal("monitor: signalfd");
+	}
+	priv_drop_monitor(mon.child);
+	for (;;) {
+		struct pollfd p[2] = { { .fd = mon.fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+		uint8_t buf[sizeof(struct priv_req) + 1];
+
+		if (poll(p, 2, -1) < 0)
+			continue;
+		if (p[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD) {
+					if (waitpid(mon.child, &status, WNOHANG) == mon.child)
+						finish(status);
+				} else {
+					kill(mon.child, (int)si.ssi_signo);
+				}
+			}
+		}
+		if (p[0].revents & POLLIN) {
+			/* One byte more than a request: a longer one is seen, and refused. */
+			ssize_t n = recv(mon.fd, buf, sizeof(buf), 0);
+
+			if (n > 0)
+				handle(buf, (size_t)n);
+			else if (n == 0)
+				p[0].revents |= POLLHUP;
+		}
+		if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN)) {
+			/* The child closed its end: it is ending; wait for it. */
+			while (waitpid(mon.child, &status, 0) < 0)
+				if (errno != EINTR)
+					finish(0);
+			finish(status);
+		}
+	}
+}
+
+int privsep_start(const char *config, const struct ctl_listener *ctl)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	/* Output written before the fork must not be written twice. */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		chan = sv[1];
+		/* Its parent-death signal: priv_drop_child(), after the uid change. */
+		return 0;
+	}
+	close(sv[1]);
+	mon.fd = sv[0];
+	mon.child = pid;
+	mon.config = config;
+	mon.ctl = ctl;
+	monitor();
+}

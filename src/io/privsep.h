@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Privilege separation, as OpenBSD's daemons do it (doc/architecture.md, "Two processes").
+ *
+ * privsep_start() forks.  The parent becomes the monitor: it keeps uid 0 and only
+ * CAP_NET_ADMIN, CAP_NET_RAW and CAP_NET_BIND_SERVICE, under a seccomp filter of its own,
+ * and does nothing but answer the requests of privmsg.h, each checked twice: by
+ * priv_req_parse(), then against what it opened itself (a device request names a TUN
+ * device the monitor created or took over, and still that one).  It forwards SIGINT,
+ * SIGTERM, SIGHUP and SIGUSR1 to the child, removes the control socket when the child
+ * ends and exits with the child's status; a child killed by a signal is a failure
+ * (exit 1), and the unit's Restart= starts sitd again, which takes the persistent
+ * devices over.
+ *
+ * The child returns from privsep_start() and is the packet process.  It calls the ps_*
+ * functions below for anything that needs privilege; each is one request and one answer,
+ * serialised by a mutex.
+ */
+#ifndef SITD_PRIVSEP_H
+#define SITD_PRIVSEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "ctl.h"
+
+/* Forks; returns 0 in the child.  The monitor never returns.  -1 with errno on failure. */
+int privsep_start(const char *config, const struct ctl_listener *ctl);
+
+/* As tun_open(), raw_open(), ... in tun.h and sock.h: an fd, or -1 with errno set. */
+int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
+int ps_raw_open(uint8_t proto);
+int ps_raw_send_open(void);
+int ps_icmp6_open(void);
+int ps_udp_rx_open(uint16_t port);
+int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
+int ps_config_open(void);
+
+/* As link_set_mtu(): 0, or -1 with errno set. */
+int ps_link_set_mtu(const char *name, unsigned mtu);
+
+/* As nl_link_up(), nl_addr(), ...: 0 or -errno. */
+int ps_link_up(unsigned ifindex);
+int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p);
+int ps_route(bool add, unsigned ifindex, const struct sitd_route *r);
+int ps_isatap_setup(unsigned ifindex, const uint8_t token[16]);
+
+/* Started: the monitor tells systemd (Type=notify wants it from the main pid). */
+void ps_ready(void);
+
+/* Any bytes as a request (the sandbox self-check): 0, or the errno of the refusal. */
+int ps_raw_request(const void *buf, size_t len);
+
+#endif

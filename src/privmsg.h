@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The messages between sitd's two processes (doc/architecture.md, "Two processes").
+ *
+ * The packet process runs as an unprivileged user with no capabilities; what needs
+ * privilege it asks of the monitor over a socketpair, one fixed-size request at a time,
+ * and gets back a fixed-size answer, with a file descriptor when the request was for one.
+ * This file is the monitor's first line of defence and does no I/O: priv_req_parse()
+ * accepts a request only when its size is exact, its type known, every field its type
+ * uses valid (device names as dev_valid_name() takes them, prefix lengths within their
+ * family, flags 0 or 1) and every field its type does not use zero.  Whether the device
+ * is one the monitor opened is the monitor's own second check (io/privsep.c).
+ */
+#ifndef SITD_PRIVMSG_H
+#define SITD_PRIVMSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+enum priv_type {
+	PRIV_TUN_OPEN = 1,	/* name, flag = TSO wanted -> fd, offloads, existed */
+	PRIV_RAW_OPEN,		/* proto 4 or 41: a receive socket -> fd */
+	PRIV_RAW_SEND_OPEN,	/* IPPROTO_RAW, for sending with our own headers -> fd */
+	PRIV_ICMP6_OPEN,	/* ICMPv6 raw, hop limit 255 (ISATAP's solicitations) -> fd */
+	PRIV_UDP_RX_OPEN,	/* port (not 0) -> fd */
+	PRIV_UDP_TX_OPEN,	/* local, port (0: any), name = dev or "", pmtudisc, flag = csum -> fd */
+	PRIV_LINK_MTU,		/* name, mtu */
+	PRIV_LINK_UP,		/* ifindex */
+	PRIV_ADDR,		/* ifindex, flag = add, route.dst = the prefix */
+	PRIV_ROUTE,		/* ifindex, flag = add, route */
+	PRIV_ISATAP,		/* ifindex, token (its upper 64 bits zero) */
+	PRIV_CONFIG_OPEN,	/* the -c file, read-only -> fd */
+	PRIV_READY,		/* started: the monitor tells systemd */
+	PRIV_TYPE_MAX = PRIV_READY,
+};
+
+struct priv_req {
+	uint16_t type;
+	uint8_t flag;
+	uint8_t proto;
+	uint16_t port;
+	uint8_t pmtudisc;
+	uint8_t pad;
+	uint32_t ifindex;
+	uint32_t local;
+	uint32_t mtu;
+	char name[16];			/* IFNAMSIZ */
+	struct sitd_route route;
+	uint8_t token[16];
+};
+
+struct priv_rep {
+	int32_t err;			/* 0, or the errno the monitor met */
+	uint32_t offloads;		/* PRIV_TUN_OPEN: the TUN_F_* flags in force */
+	uint8_t existed;		/* PRIV_TUN_OPEN: the device was there before */
+	uint8_t has_fd;			/* an fd rides along (SCM_RIGHTS) */
+	uint8_t pad[2];
+};
+
+/* A request's name, for logs; "?" for a type out of range. */
+const char *priv_type_name(unsigned type);
+
+/* 0 and *out filled, or -1 with *why saying what was wrong (a static string). */
+int priv_req_parse(const void *buf, size_t len, struct priv_req *out, const char **why);
+
+/* A device name as the kernel's dev_valid_name() takes it: 1..15 bytes, none of '/', ':'
+ * or white space, not "." or "..". */
+int priv_ifname_valid(const char *name, size_t cap);
+
+#endif
