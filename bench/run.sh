@@ -43,6 +43,9 @@ cpu_ticks() {	# cpu_ticks PID...: "user system" ticks of these processes (all th
 	echo "$u $s"
 }
 
+# both PID: a sitd's two processes, the monitor PID and its packet process.
+both() { echo "$1 $(packet_pid "$1")"; }
+
 # iperf ADDR: receiver Mbit/s of one run, one stream, cubic; from A to B, or from B to A
 # when DIR=ba.
 DIR=ab
@@ -93,8 +96,8 @@ sitd_row() {	# sitd_row MODE ADDR [sitd args] [-- ethtool features]
 	setup_pair
 	setup_tunnel "$mode" "${args[@]}"
 	[ ${#feats[@]} = 0 ] || na ethtool -K "$TUN" "${feats[@]}" >/dev/null
-	for _ in $(seq "$RUNS"); do measure "$addr" "$PID_A" "$PID_B"; done
-	awk '/VmHWM/ { print $2 }' /proc/"$PID_A"/status >"$LOGDIR/rss"
+	for _ in $(seq "$RUNS"); do measure "$addr" $(both "$PID_A") $(both "$PID_B"); done
+	awk '/VmHWM/ { print $2 }' /proc/"$(packet_pid "$PID_A")"/status >"$LOGDIR/rss"
 	teardown
 }
 row_sit-on() { sitd_row sit $B6; }
@@ -125,12 +128,14 @@ many_row() {
 	PID_A=$LAST_PID
 	for _ in $(seq 300); do grep -q '1000 tunnel(s)' "$(log_of "$PID_A")" && break; sleep 0.02; done
 	t1=$(date +%s%N)
-	echo "$(((t1 - t0) / 1000000)) $(awk '/^VmRSS/ { print $2 }' /proc/"$PID_A"/status) $(awk '/^Threads/ { print $2 }' /proc/"$PID_A"/status)" >"$LOGDIR/many"
+	local pp
+	pp=$(packet_pid "$PID_A")
+	echo "$(((t1 - t0) / 1000000)) $(awk '/^VmRSS/ { print $2 }' /proc/"$pp"/status) $(awk '/^Threads/ { print $2 }' /proc/"$pp"/status)" >"$LOGDIR/many"
 	start_sitd "$NS_B" "sitd-b" "$TUN" mode sit remote $A4 local $B4
 	PID_B=$LAST_PID
 	tun_up "$NS_A" "$TUN" $A6
 	tun_up "$NS_B" "$TUN" $B6
-	for _ in $(seq "$RUNS"); do measure "$addr" "$PID_A" "$PID_B"; done
+	for _ in $(seq "$RUNS"); do measure "$addr" $(both "$PID_A") $(both "$PID_B"); done
 	teardown
 }
 row_many-ab() { many_row $B6; }

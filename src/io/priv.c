@@ -36,7 +36,7 @@
 #endif
 
 /* A refused call traps (SIGSYS) where the handler can set its return value. */
-#if defined(__x86_64__) || defined(__aarch64__)
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(SITD_SANITIZED)
 #define SITD_TRAP 1
 #endif
 

@@ -146,7 +146,7 @@ check "the unit runs /usr/sbin/sitd as the user sitd" \
 unit_hardened() {
 	local d
 	for d in 'Type=notify' 'Group=sitd' 'RuntimeDirectory=sitd' 'RuntimeDirectoryMode=0750' \
-		'CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW CAP_NET_BIND_SERVICE CAP_SETUID CAP_SETGID CAP_SETPCAP' \
+		'CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW CAP_NET_BIND_SERVICE CAP_KILL CAP_SETUID CAP_SETGID CAP_SETPCAP' \
 		'NoNewPrivileges=yes' 'ProtectSystem=strict' 'ProtectHome=yes' 'PrivateTmp=yes' \
 		'DevicePolicy=closed' 'DeviceAllow=/dev/net/tun rw' 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK' \
 		'SystemCallArchitectures=native' 'MemoryDenyWriteExecute=yes'; do
