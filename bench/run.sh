@@ -9,6 +9,7 @@
 #   BENCH_RUNS=1 BENCH_SECONDS=5 bench/run.sh
 #   BENCH_ROWS="veth sit-on sit-off" bench/run.sh
 #   BENCH_ROWS="sit-on sit-ba many-ab many-ba" bench/run.sh   (the tunnel table)
+#   BENCH_ROWS="veth sit-on sit-pkt sit-off sit-pkt-off ipip-on ipip-pkt" bench/run.sh   (-T packet)
 #
 # Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
 # recvmmsg: sitd's outer side can go no faster), sit-on, sit-off (ethtool tso off),
@@ -16,7 +17,8 @@
 # UDP_SEGMENT send per super-packet), socat (TUN over UDP), openvpn (--cipher none
 # --auth none); sit-ba (sit-on, data from B to A), many-ab and many-ba (the same tunnel
 # beside 999 idle ones in A's sitd, from one file: each packet into A is looked up among
-# 1000; also the time the 1000 take to start, A's memory and threads).
+# 1000; also the time the 1000 take to start, A's memory and threads); sit-pkt,
+# sit-pkt-off and ipip-pkt (-T packet at both ends: outer packets through AF_PACKET).
 set -u
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "bench/run.sh: run as root" >&2; exit 1; }
@@ -105,6 +107,10 @@ row_sit-off() { sitd_row sit $B6 -- tso off; }
 row_sit-nopmtu() { sitd_row sit $B6 nopmtudisc; }
 row_ipip-on() { sitd_row ipip $B4IN; }
 row_sit-ba() { DIR=ba sitd_row sit $A6; }
+# -T packet at both ends: outer packets as Ethernet frames through AF_PACKET.
+row_sit-pkt() { SITD_OPTS="-T packet" sitd_row sit $B6; }
+row_sit-pkt-off() { SITD_OPTS="-T packet" sitd_row sit $B6 -- tso off; }
+row_ipip-pkt() { SITD_OPTS="-T packet" sitd_row ipip $B4IN; }
 
 # The same tunnel as sit-on, first of 1000 in A's sitd (the 999 others idle, to remotes
 # that do not answer, half with local any so every class of the lookup is filled).
@@ -184,6 +190,8 @@ declare -A LABEL=(
 	[gue-on]="sitd sit in gue, encap-csum" [socat]="socat TUN over UDP"
 	[openvpn]="OpenVPN, no cipher, no auth" [sit-ba]="sitd sit, TSO on, B to A"
 	[many-ab]="... beside 999 idle, A to B" [many-ba]="... beside 999 idle, B to A"
+	[sit-pkt]="sitd sit, TSO on, -T packet" [sit-pkt-off]="sitd sit, TSO off, -T packet"
+	[ipip-pkt]="sitd ipip, TSO on, -T packet"
 )
 declare -A MED CPU
 echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
@@ -209,6 +217,12 @@ echo "sit TSO on / raw-socket ceiling: $(ratio sit-on blast)   (target >= 0.90)"
 echo "sit TSO on / OpenVPN no cipher:  $(ratio sit-on openvpn)   (target >= 5)"
 echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)"
 echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
+[ -n "${MED[sit-pkt]:-}" ] && {
+	echo "sit -T packet / sit (raw):        $(ratio sit-pkt sit-on)"
+	echo "sit -T packet / bare veth:        $(ratio sit-pkt veth)   (target >= 0.33)"
+}
+[ -n "${MED[sit-pkt-off]:-}" ] &&
+	echo "sit -T packet, TSO on / off:      $(ratio sit-pkt sit-pkt-off)   (target >= 1.5)"
 [ -n "${CPU[socat]:-}" ] && [ "${CPU[sit-on]:-}" != "-" ] &&
 	echo "sitd CPU per GB / socat's:       $(awk -v a="${CPU[sit-on]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
 [ -n "${MED[many-ab]:-}" ] && [ -n "${MED[sit-on]:-}" ] &&

@@ -41,6 +41,9 @@ static void usage(FILE *f)
 	      "         -u USER  run as USER once everything is open\n"
 	      "         -G GROUP group allowed to use the control socket (default: sitd, if it exists)\n"
 	      "         -w N     worker threads (default: one per CPU)\n"
+	      "         -T PATH  how outer packets leave: raw (default: a raw socket, through\n"
+	      "                  routing, netfilter and the qdisc) or packet (AF_PACKET, whole\n"
+	      "                  frames to the next hop: faster, past netfilter and the qdisc)\n"
 	      "\n"
 	      "Creates TUN device NAME and runs the tunnel in the foreground, as\n"
 	      "`ip tunnel add NAME ...` would in the kernel.  SIGTERM leaves the device for the\n"
@@ -81,6 +84,14 @@ static unsigned workers_of(const char *s)
 	return (unsigned)v;
 }
 
+static bool tx_path_of(const char *s)
+{
+	if (!strcmp(s, "raw") || !strcmp(s, "packet"))
+		return !strcmp(s, "packet");
+	fprintf(stderr, "sitd: -T takes raw or packet, not \"%s\"\n", s);
+	exit(2);
+}
+
 static int parse_options(int argc, char **argv, struct server_opts *o, const char **group)
 {
 	int i = 1;
@@ -97,7 +108,7 @@ static int parse_options(int argc, char **argv, struct server_opts *o, const cha
 			exit(0);
 		}
 		if (strcmp(a, "-c") && strcmp(a, "-S") && strcmp(a, "-u") && strcmp(a, "-G") &&
-		    strcmp(a, "-w")) {
+		    strcmp(a, "-w") && strcmp(a, "-T")) {
 			fprintf(stderr, "sitd: unknown option \"%s\"\nTry \"sitd help\".\n", a);
 			exit(2);
 		}
@@ -113,6 +124,8 @@ static int parse_options(int argc, char **argv, struct server_opts *o, const cha
 			o->user = argv[++i];
 		else if (a[1] == 'w')
 			o->workers = workers_of(argv[++i]);
+		else if (a[1] == 'T')
+			o->tx_packet = tx_path_of(argv[++i]);
 		else
 			*group = argv[++i];
 	}

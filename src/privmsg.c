@@ -36,6 +36,7 @@ static const struct {
 	[PRIV_ISATAP] = { "isatap", F_IFINDEX | F_TOKEN },
 	[PRIV_CONFIG_OPEN] = { "config-open", 0 },
 	[PRIV_READY] = { "ready", 0 },
+	[PRIV_PACKET_OPEN] = { "packet-open", 0 },
 };
 
 const char *priv_type_name(unsigned type)

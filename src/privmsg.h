@@ -33,7 +33,8 @@ enum priv_type {
 	PRIV_ISATAP,		/* ifindex, token (its upper 64 bits zero) */
 	PRIV_CONFIG_OPEN,	/* the -c file, read-only -> fd */
 	PRIV_READY,		/* started: the monitor tells systemd */
-	PRIV_TYPE_MAX = PRIV_READY,
+	PRIV_PACKET_OPEN,	/* AF_PACKET, sending only, qdisc bypassed (-T packet) -> fd */
+	PRIV_TYPE_MAX = PRIV_PACKET_OPEN,
 };
 
 struct priv_req {

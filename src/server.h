@@ -6,6 +6,7 @@
 #ifndef SITD_SERVER_H
 #define SITD_SERVER_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "conf.h"
@@ -17,6 +18,7 @@ struct server_opts {
 	const char *user;		/* -u USER */
 	gid_t gid;			/* the control socket's group */
 	unsigned workers;		/* -w N, 0: one per CPU */
+	bool tx_packet;			/* -T packet: outer packets through AF_PACKET */
 };
 
 /* Runs until stopped; returns the exit status. */

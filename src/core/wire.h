@@ -15,6 +15,7 @@
 #include <netinet/in.h>	/* IPPROTO_* constants only */
 
 enum sitd_lengths {
+	ETH_HDR_LEN = 14,	/* -T packet: destination, source, EtherType */
 	IPV4_HDR_LEN = 20,
 	IPV4_HDR_MAX = 60,
 	IPV6_HDR_LEN = 40,

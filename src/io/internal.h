@@ -7,6 +7,7 @@
 #ifndef SITD_INTERNAL_H
 #define SITD_INTERNAL_H
 
+#include <linux/if_packet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -61,6 +62,17 @@ struct outer {
 	struct outer *next;
 };
 
+/*
+ * -T packet: the Ethernet header that takes this tunnel's outer packets to the next hop
+ * (from the kernel's route and neighbour tables), its device and MTU.  Immutable,
+ * published whole by the control thread.
+ */
+struct l2path {
+	unsigned ifindex;
+	uint32_t mtu;
+	uint8_t eth[ETH_HDR_LEN];
+};
+
 struct tunnel {
 	struct sitd_conf req;		/* as asked: compared on reload */
 	struct sitd_conf conf;		/* in effect (the MTU filled in) */
@@ -82,6 +94,9 @@ struct tunnel {
 	struct sitd_6rd *rd;		/* the 6rd settings in effect, likewise (never NULL) */
 	struct tunnel_prl *prl;		/* ISATAP's PRL, likewise; NULL: not ISATAP */
 	struct sitd_pmtu_cache *pcache;	/* remote any: path MTU per destination (pmtu.h) */
+	struct l2path *l2;		/* -T packet: published; NULL: through the raw socket */
+	int l2_bad;			/* atomic: a send through it failed, resolve again */
+	int l2_kick;			/* atomic: the neighbour is stale, one packet the raw way */
 	uint64_t rs_next;		/* ISATAP: when to solicit the PRL routers next */
 	unsigned rs_sent;
 	struct sitd_rx rx;		/* receive settings for sitd_rx_decap */
@@ -102,6 +117,7 @@ struct worker {
 	unsigned id;
 	pthread_t thread;
 	int ep, stop_fd, raw_tx;
+	int pkt_tx;			/* -T packet: AF_PACKET, or -1 */
 	uint64_t qs;			/* 0 = offline (blocked), else the grace period seen */
 	struct sitd_stats stats;	/* process-level drops this worker saw */
 
@@ -111,6 +127,9 @@ struct worker {
 	struct sockaddr_in tdst[SITD_TX_MAX_OUT];	/* per packet, for remote any */
 	struct mmsghdr tmsgs[SITD_TX_MAX_OUT];
 	struct iovec tiovs[SITD_TX_MAX_OUT * 3];
+	struct iovec piovs[SITD_TX_MAX_OUT * 4];	/* -T packet: Ethernet header + an out's */
+	bool l2out[SITD_TX_MAX_OUT];		/* this message goes through pkt_tx */
+	struct sockaddr_ll lldst;
 	unsigned first_out[SITD_TX_MAX_OUT];
 	union {
 		struct cmsghdr align;
@@ -145,6 +164,7 @@ struct sitd_daemon {
 	unsigned next_tun_worker, next_udp_worker;
 	uint64_t gp;			/* grace period, see daemon_sync */
 	bool stopping;
+	bool tx_packet;			/* -T packet */
 	struct mnl_socket *nl;
 	int icmp6_fd;			/* ISATAP: router solicitations to the PRL */
 	struct sitd_host6 *host6;	/* the host's IPv6 addresses, published */
@@ -161,6 +181,8 @@ struct sitd_daemon {
 uint64_t now_ns(void);
 void daemon_sync(struct sitd_daemon *d);
 uint32_t path_mtu_get(const struct tunnel *t);
+/* -T packet: look the tunnel's next hop up again and publish its Ethernet header. */
+void l2_resolve(struct sitd_daemon *d, struct tunnel *t);
 void path_mtu_refresh(struct tunnel *t);
 /* remote any: read the path MTU toward dst again, into the tunnel's cache. */
 void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);

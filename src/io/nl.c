@@ -5,7 +5,9 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <net/if.h>
@@ -329,4 +331,143 @@ int nl_isatap_setup(unsigned ifindex, const uint8_t token[16])
 	mnl_attr_put(nlh, IFLA_INET6_TOKEN, 16, token);
 	mnl_attr_nest_end(nlh, spec);
 	return nl_talk(nlh);
+}
+
+/* ---- lookups: the next hop toward an IPv4 address, its link-layer address ------------ */
+
+/* One request, its one answer through cb: 0 or -errno (the kernel's NLMSG_ERROR too). */
+static int nl_get(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[8192];
+	uint32_t port;
+	struct mnl_socket *nl = nl_request_open(&port);
+	int r;
+	ssize_t n;
+
+	if (!nl)
+		return -errno;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = 1;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		r = -errno;
+		goto out;
+	}
+	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (n < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = mnl_cb_run(buf, (size_t)n, 1, port, cb, data) < 0 ? -errno : 0;
+out:
+	mnl_socket_close(nl);
+	return r;
+}
+
+struct route4 {
+	unsigned oif;
+	uint32_t gw;
+	bool unicast;
+};
+
+static int route4_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct route4 *r = data;
+	struct nlattr *attr;	/* not const: mnl_attr_for_each casts it */
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)))
+		return MNL_CB_OK;
+	r->unicast = rtm->rtm_type == RTN_UNICAST;
+	mnl_attr_for_each(attr, nlh, sizeof(*rtm)) {
+		if (mnl_attr_get_type(attr) == RTA_OIF && mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			r->oif = mnl_attr_get_u32(attr);
+		else if (mnl_attr_get_type(attr) == RTA_GATEWAY && mnl_attr_get_payload_len(attr) == 4)
+			memcpy(&r->gw, mnl_attr_get_payload(attr), 4);
+	}
+	return MNL_CB_OK;
+}
+
+int nl_route_get4(uint32_t dst, uint32_t src, unsigned oif, unsigned *out_oif, uint32_t *nexthop)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct route4 r = { 0 };
+	struct rtmsg *rtm;
+	uint32_t be;
+	int e;
+
+	nlh->nlmsg_type = RTM_GETROUTE;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = AF_INET;
+	rtm->rtm_dst_len = 32;
+	be = htonl(dst);
+	mnl_attr_put(nlh, RTA_DST, 4, &be);
+	if (src) {
+		rtm->rtm_src_len = 32;
+		be = htonl(src);
+		mnl_attr_put(nlh, RTA_SRC, 4, &be);
+	}
+	if (oif)
+		mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	e = nl_get(nlh, route4_cb, &r);
+	if (e < 0)
+		return e;
+	/* Local, broadcast, blackhole...: not something to put on a wire by hand. */
+	if (!r.unicast || !r.oif)
+		return -ENETUNREACH;
+	*out_oif = r.oif;
+	*nexthop = r.gw ? ntohl(r.gw) : dst;
+	return 0;
+}
+
+struct neigh4 {
+	uint8_t mac[6];
+	bool found;
+	uint16_t state;
+};
+
+static int neigh4_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	struct neigh4 *n = data;
+	struct nlattr *attr;	/* not const: mnl_attr_for_each casts it */
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nd)))
+		return MNL_CB_OK;
+	/* Usable entries only; INCOMPLETE and FAILED have no address to trust. */
+	if (!(nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT |
+			       NUD_NOARP)))
+		return MNL_CB_OK;
+	n->state = nd->ndm_state;
+	mnl_attr_for_each(attr, nlh, sizeof(*nd)) {
+		if (mnl_attr_get_type(attr) == NDA_LLADDR && mnl_attr_get_payload_len(attr) == 6) {
+			memcpy(n->mac, mnl_attr_get_payload(attr), 6);
+			n->found = true;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct neigh4 n = { .found = false };
+	struct ndmsg *nd;
+	uint32_t be = htonl(ip);
+	int e;
+
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = AF_INET;
+	nd->ndm_ifindex = (int)ifindex;
+	mnl_attr_put(nlh, NDA_DST, 4, &be);
+	e = nl_get(nlh, neigh4_cb, &n);
+	if (e < 0)
+		return e;
+	if (!n.found)
+		return -ENOENT;
+	memcpy(mac, n.mac, 6);
+	*confirmed = n.state & (NUD_REACHABLE | NUD_PERMANENT | NUD_NOARP);
+	return 0;
 }

@@ -41,4 +41,15 @@ int nl_route(bool add, unsigned ifindex, const struct sitd_route *r);
 /* ISATAP: no link-local of the kernel's making, and this token for SLAAC (`ip token set`). */
 int nl_isatap_setup(unsigned ifindex, const uint8_t token[16]);
 
+/*
+ * The kernel's route toward dst (from src, out of oif, each when not 0): the device and
+ * the next hop (dst itself when on the link).  0, or -errno (-ENETUNREACH for a route
+ * that is not unicast).  Host byte order, as sitd_conf.
+ */
+int nl_route_get4(uint32_t dst, uint32_t src, unsigned oif, unsigned *out_oif, uint32_t *nexthop);
+
+/* ip's link-layer address on ifindex, when its neighbour entry is usable: 0, -ENOENT, or
+ * -errno.  *confirmed: reachable (recently confirmed) or fixed, not stale or being probed. */
+int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed);
+
 #endif

@@ -291,7 +291,7 @@ static void child_filter(void)
 	 * monitor.  Files: read-only (the CPU count); the configuration comes from the monitor.
 	 */
 	static const unsigned long ioctls[] = { TUNSETPERSIST, SIOCGIFMTU, SIOCGIFINDEX,
-						SIOCGIFNAME, TCGETS, FIONREAD };
+						SIOCGIFNAME, SIOCGIFHWADDR, TCGETS, FIONREAD };
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
 	scmp_filter_ctx ctx = filter_new();
 
@@ -312,7 +312,7 @@ static void monitor_filter(pid_t child)
 	static const unsigned long ioctls[] = { TUNSETIFF, TUNSETVNETHDRSZ, TUNSETPERSIST,
 						TUNSETOFFLOAD, SIOCGIFMTU, SIOCSIFMTU,
 						SIOCGIFINDEX, SIOCGIFNAME, TCGETS };
-	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET };
 	scmp_filter_ctx ctx = filter_new();
 
 	allow_all(ctx, monitor_calls, sizeof(monitor_calls) / sizeof(monitor_calls[0]));

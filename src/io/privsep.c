@@ -154,6 +154,14 @@ int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_
 	return call_fd(&r, &rep);
 }
 
+int ps_packet_open(void)
+{
+	struct priv_req r = { .type = PRIV_PACKET_OPEN };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
 int ps_config_open(void)
 {
 	struct priv_req r = { .type = PRIV_CONFIG_OPEN };
@@ -391,6 +399,9 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	case PRIV_READY:
 		notify_ready();
 		return 0;
+	case PRIV_PACKET_OPEN:
+		*fd = packet_open();
+		break;
 	}
 	if (*fd < 0)
 		return errno ? errno : EIO;

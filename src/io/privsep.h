@@ -37,6 +37,7 @@ int ps_icmp6_open(void);
 int ps_udp_rx_open(uint16_t port);
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
 int ps_config_open(void);
+int ps_packet_open(void);
 
 /* As link_set_mtu(): 0, or -1 with errno set. */
 int ps_link_set_mtu(const char *name, unsigned mtu);

@@ -15,6 +15,9 @@ int raw_open(uint8_t proto);
 /* A send-only raw socket (IPPROTO_RAW): sitd writes every outer header field itself. */
 int raw_send_open(void);
 
+/* AF_PACKET for sending whole Ethernet frames, past the qdisc; -1 with errno. */
+int packet_open(void);
+
 /* The current path MTU toward remote (from local, through dev), or 0 without a route. */
 uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev);
 

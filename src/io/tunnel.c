@@ -17,10 +17,12 @@
 #include <linux/rtnetlink.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,6 +122,7 @@ static void tunnel_close(struct tunnel *t, bool delete)
 	free(t->rd);
 	free(t->prl);
 	free(t->pcache);
+	free(t->l2);
 	free(t);
 }
 
@@ -387,6 +390,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	}
 	sitd_rx_init(&t->rx, &t->conf, &t->rx_stats);
 	tunnel_configure(d, t);
+	l2_resolve(d, t);
 
 	sitd_conf_format(&t->conf, desc, sizeof(desc));
 	log_info("%s, path mtu %u,%s offloads%s%s%s%s", desc, underlay,
@@ -773,6 +777,78 @@ static void isatap_solicit(struct sitd_daemon *d, struct tunnel *t, uint64_t now
 	t->rs_next = now + (t->rs_sent < 3 ? 1000000000ull : 60000000000ull);
 }
 
+/* The device's Ethernet address and MTU, by index: 0, or -1 (not Ethernet, gone). */
+static int ether_of(unsigned ifindex, uint8_t mac[6], uint32_t *mtu)
+{
+	struct ifreq ifr;
+	int fd, r = -1;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (!if_indextoname(ifindex, ifr.ifr_name))
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0 && ifr.ifr_hwaddr.sa_family == ARPHRD_ETHER) {
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+		if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0) {
+			*mtu = (uint32_t)ifr.ifr_mtu;
+			r = 0;
+		}
+	}
+	close(fd);
+	return r;
+}
+
+/*
+ * -T packet: the tunnel's outer packets as whole Ethernet frames, straight to the device
+ * (doc/architecture.md, "-T packet").  For a tunnel with a fixed remote and local and no
+ * encapsulation: the kernel's route toward the remote, then its neighbour entry for the
+ * next hop; when either is missing (no ARP answer yet, say) the raw socket carries the
+ * packets, and its sending makes the kernel resolve the neighbour.  Looked up at start
+ * and every second (daemon_tick), and published only when it changed.
+ */
+void l2_resolve(struct sitd_daemon *d, struct tunnel *t)
+{
+	const struct sitd_conf *c = &t->conf;
+	struct l2path n = { 0 }, *old = t->l2, *p = NULL;
+	uint32_t nexthop;
+	uint8_t src[6];
+	bool bad = __atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED), confirmed = false;
+
+	if (!d->tx_packet || c->encap != SITD_ENCAP_NONE || !c->remote || !c->local)
+		return;
+	if (nl_route_get4(c->remote, c->local, t->link, &n.ifindex, &nexthop) == 0 &&
+	    ether_of(n.ifindex, src, &n.mtu) == 0 &&
+	    nl_neigh_get4(n.ifindex, nexthop, n.eth, &confirmed) == 0) {
+		memcpy(n.eth + 6, src, 6);
+		n.eth[12] = 0x08;	/* ETH_P_IP */
+		n.eth[13] = 0x00;
+		p = &n;
+	}
+	/*
+	 * Frames sent past the neighbour table never confirm its entry: once stale, one packet
+	 * a second goes the kernel's way, which makes it probe the next hop again
+	 * (__neigh_event_send: STALE -> DELAY -> PROBE), and a changed address is learned.
+	 */
+	if (p && !confirmed)
+		__atomic_store_n(&t->l2_kick, 1, __ATOMIC_RELAXED);
+	if (!bad && ((!p && !old) || (p && old && !memcmp(p, old, sizeof(*p)))))
+		return;
+	if (p) {
+		p = malloc(sizeof(*p));
+		if (!p)
+			return;
+		*p = n;
+	}
+	__atomic_store_n(&t->l2, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->l2_bad, 0, __ATOMIC_RELAXED);
+	if (old) {
+		daemon_sync(d);
+		free(old);
+	}
+}
+
 void daemon_tick(struct sitd_daemon *d)
 {
 	uint64_t now = now_ns();
@@ -782,6 +858,7 @@ void daemon_tick(struct sitd_daemon *d)
 		uint64_t sent = __atomic_load_n(&t->tx_stats.tx_packets, __ATOMIC_RELAXED);
 
 		isatap_solicit(d, t, now);
+		l2_resolve(d, t);
 		/* remote any: each destination's path MTU again, so a learned one can expire. */
 		for (unsigned k = 0; t->pcache && k < SITD_PMTU_SLOTS; k++)
 			if (sitd_pmtu_cache_dst(t->pcache, k))
@@ -1024,7 +1101,7 @@ void daemon_netlink_read(struct sitd_daemon *d)
 
 /* ---- the daemon ------------------------------------------------------------------ */
 
-struct sitd_daemon *daemon_new(unsigned workers)
+struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet)
 {
 	struct sitd_daemon *d = calloc(1, sizeof(*d));
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1034,6 +1111,7 @@ struct sitd_daemon *daemon_new(unsigned workers)
 		return NULL;
 	}
 	d->gp = 1;
+	d->tx_packet = tx_packet;
 	if (!workers)
 		workers = cpus > 0 ? (unsigned)cpus : 1;
 	/* The first TUN device goes to another worker than the raw sockets' (worker 0). */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <time.h>
 #include <linux/errqueue.h>
+#include <linux/if_ether.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <string.h>
@@ -30,37 +31,99 @@ static size_t put_pktinfo(struct cmsghdr *c, const struct tunnel *t)
 	return CMSG_SPACE(sizeof(pi));
 }
 
+/* Message k through the raw socket: the kernel routes it (and fragments it, if need be). */
+static void msg_raw(struct worker *w, struct tunnel *t, unsigned k)
+{
+	struct msghdr *m = &w->tmsgs[k].msg_hdr;
+	struct sitd_out *x = &w->tx.out[k];
+
+	/* Each packet to its own outer destination: the remote, or (remote any) its own. */
+	w->tdst[k].sin_family = AF_INET;
+	w->tdst[k].sin_port = 0;
+	wr32((uint8_t *)&w->tdst[k].sin_addr, x->dst);
+	m->msg_name = &w->tdst[k];
+	m->msg_namelen = sizeof(w->tdst[k]);
+	m->msg_iov = x->iov;
+	m->msg_iovlen = x->iovcnt;
+	m->msg_control = NULL;
+	m->msg_controllen = 0;
+	m->msg_flags = 0;
+	w->l2out[k] = false;
+	if (t->link) {
+		/* CMSG_FIRSTHDR needs the room first, or it gives NULL. */
+		m->msg_control = w->tcmsg[k].buf;
+		m->msg_controllen = sizeof(w->tcmsg[k].buf);
+		m->msg_controllen = put_pktinfo(CMSG_FIRSTHDR(m), t);
+	}
+}
+
+/*
+ * Message k as a whole Ethernet frame through AF_PACKET (-T packet), when it can go so:
+ * to the remote the header was resolved for, and no longer than that device's MTU (a
+ * packet the kernel would fragment goes through the raw socket).
+ */
+static bool msg_l2(struct worker *w, struct tunnel *t, const struct l2path *l2, unsigned k)
+{
+	struct msghdr *m = &w->tmsgs[k].msg_hdr;
+	struct sitd_out *x = &w->tx.out[k];
+	struct iovec *v = &w->piovs[k * 4];
+
+	if (!l2 || x->dst != t->conf.remote || x->len > l2->mtu || x->iovcnt > 3)
+		return false;
+	v[0].iov_base = (void *)(uintptr_t)l2->eth;
+	v[0].iov_len = sizeof(l2->eth);
+	for (unsigned i = 0; i < x->iovcnt; i++)
+		v[i + 1] = x->iov[i];
+	m->msg_name = &w->lldst;
+	m->msg_namelen = sizeof(w->lldst);
+	m->msg_iov = v;
+	m->msg_iovlen = x->iovcnt + 1;
+	m->msg_control = NULL;
+	m->msg_controllen = 0;
+	m->msg_flags = 0;
+	w->l2out[k] = true;
+	return true;
+}
+
 static void tx_flush_raw(struct worker *w, struct tunnel *t)
 {
 	struct sitd_tx *tx = &w->tx;
 	struct sitd_stats *st = &t->tx_stats;
+	const struct l2path *l2 = NULL;
 	unsigned n = tx->nout, i = 0;
 	bool retried = false;
 
-	for (unsigned k = 0; k < n; k++) {
-		struct msghdr *m = &w->tmsgs[k].msg_hdr;
-
-		/* Each packet to its own outer destination: the remote, or (remote any) its own. */
-		w->tdst[k].sin_family = AF_INET;
-		w->tdst[k].sin_port = 0;
-		wr32((uint8_t *)&w->tdst[k].sin_addr, tx->out[k].dst);
-		m->msg_name = &w->tdst[k];
-		m->msg_namelen = sizeof(w->tdst[k]);
-		m->msg_iov = tx->out[k].iov;
-		m->msg_iovlen = tx->out[k].iovcnt;
-		m->msg_control = NULL;
-		m->msg_controllen = 0;
-		m->msg_flags = 0;
-		if (t->link) {
-			/* CMSG_FIRSTHDR needs the room first, or it gives NULL. */
-			m->msg_control = w->tcmsg[k].buf;
-			m->msg_controllen = sizeof(w->tcmsg[k].buf);
-			m->msg_controllen = put_pktinfo(CMSG_FIRSTHDR(m), t);
-		}
+	if (w->pkt_tx >= 0 && !__atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED))
+		l2 = __atomic_load_n(&t->l2, __ATOMIC_ACQUIRE);
+	if (l2) {
+		w->lldst.sll_family = AF_PACKET;
+		w->lldst.sll_protocol = htons(ETH_P_IP);
+		w->lldst.sll_ifindex = (int)l2->ifindex;
+	}
+	for (unsigned k = 0; k < n; k++)
+		if (!msg_l2(w, t, l2, k))
+			msg_raw(w, t, k);
+	if (l2 && __atomic_load_n(&t->l2_kick, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&t->l2_kick, 0, __ATOMIC_RELAXED);
+		msg_raw(w, t, 0);	/* through the neighbour table: it probes again */
 	}
 	while (i < n) {
-		int r = sendmmsg(w->raw_tx, w->tmsgs + i, n - i, 0);
+		/* A run of messages that go the same way, in order. */
+		bool viaL2 = w->l2out[i];
+		unsigned run = 1;
+		int r;
 
+		while (i + run < n && w->l2out[i + run] == viaL2)
+			run++;
+		r = sendmmsg(viaL2 ? w->pkt_tx : w->raw_tx, w->tmsgs + i, run, 0);
+		if (r < 0 && viaL2) {
+			/* The device went, or its address: these go the kernel's way; the control
+			 * thread looks the next hop up again. */
+			__atomic_store_n(&t->l2_bad, 1, __ATOMIC_RELAXED);
+			for (unsigned k = i; k < n; k++)
+				msg_raw(w, t, k);
+			continue;
+		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -83,6 +146,8 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 		for (int k = 0; k < r; k++)
 			STAT_ADD(st->tx_bytes, tx->out[i + k].len);
 		STAT_ADD(st->tx_packets, (uint64_t)r);
+		if (viaL2)
+			STAT_ADD(st->tx_packet_socket, (uint64_t)r);
 		i += (unsigned)r;
 	}
 	sitd_tx_reset(tx);

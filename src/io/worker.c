@@ -102,6 +102,7 @@ int workers_alloc(struct sitd_daemon *d, unsigned n)
 		d->nw = i + 1;
 		w->d = d;
 		w->id = i;
+		w->raw_tx = w->pkt_tx = -1;
 		w->ep = epoll_create1(EPOLL_CLOEXEC);
 		w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (w->ep < 0 || w->stop_fd < 0 || ep_add(w->ep, w->stop_fd, EPOLLIN, NULL, EV_STOP) < 0) {
@@ -110,6 +111,9 @@ int workers_alloc(struct sitd_daemon *d, unsigned n)
 		}
 		/* Without CAP_NET_RAW there is none; raw tunnels then fail to start, and say why. */
 		w->raw_tx = ps_raw_send_open();
+		/* -T packet: without it (no CAP_NET_RAW), everything goes the raw socket's way. */
+		if (d->tx_packet && (w->pkt_tx = ps_packet_open()) < 0)
+			log_warn("worker %u: no AF_PACKET socket; sending through the raw socket", i);
 		w->dst.sin_family = AF_INET;
 		sitd_tx_init(&w->tx, &none, &w->stats, NULL, (uint16_t)(id + i * 0x4000u));
 		sitd_gro_init(&w->gro, true, &w->stats);
@@ -160,6 +164,8 @@ void workers_free(struct sitd_daemon *d)
 			close(w->stop_fd);
 		if (w->raw_tx >= 0)
 			close(w->raw_tx);
+		if (w->pkt_tx >= 0)
+			close(w->pkt_tx);
 		free(w);
 	}
 	free(d->w);

@@ -88,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PRIV_ICMP6_OPEN:
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
+	case PRIV_PACKET_OPEN:
 		/* Nothing but the type: every other byte zero. */
 		CHECK(all_zero((const uint8_t *)data + 2, size - 2));
 		break;

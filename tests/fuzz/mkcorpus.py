@@ -721,6 +721,7 @@ def privmsg_seeds():
         "isatap": privreq(11, ifindex=5, token=tok),
         "config-open": privreq(12),
         "ready": privreq(13),
+        "packet-open": privreq(14),
         "bad-name": privreq(1, name=b"../x"),
         "short": privreq(8, ifindex=5)[:40],
     }

@@ -235,9 +235,11 @@ setup_native_host() {
 setup_tunnel() {
 	local mode=$1
 	shift
-	start_sitd "$NS_A" "sitd-a" "$TUN" mode "$mode" remote $B4 local $A4 "$@"
+	# shellcheck disable=SC2086
+	start_sitd "$NS_A" "sitd-a" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $B4 local $A4 "$@"
 	PID_A=$LAST_PID
-	start_sitd "$NS_B" "sitd-b" "$TUN" mode "$mode" remote $A4 local $B4 "$@"
+	# shellcheck disable=SC2086
+	start_sitd "$NS_B" "sitd-b" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $A4 local $B4 "$@"
 	PID_B=$LAST_PID
 	tun_up "$NS_A" "$TUN" $A6 "$([ "$mode" = sit ] || echo $A4IN)"
 	tun_up "$NS_B" "$TUN" $B6 "$([ "$mode" = sit ] || echo $B4IN)"

@@ -73,6 +73,7 @@ static struct priv_req valid(enum priv_type t)
 	case PRIV_ICMP6_OPEN:
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
+	case PRIV_PACKET_OPEN:
 		break;
 	}
 	return r;

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# -T packet: outer packets as whole Ethernet frames through AF_PACKET (doc/architecture.md,
+# "-T packet").  A sends that way, B through its raw socket, as the kernel does:
+#
+#  - no warm-up: the first ping works (the neighbour is not known yet: the raw socket
+#    carries it, and the kernel resolves the neighbour);
+#  - 200 MB over TCP, sha256 equal, nearly every outer packet through AF_PACKET, no drop;
+#  - ipip through it too;
+#  - the next hop's address changes (B's MAC, and A's neighbour entry replaced): the
+#    frames follow within the second's lookup;
+#  - nopmtudisc with a tunnel MTU above the veth's: sitd fragments, and frames the
+#    fragments;
+#  - without -T packet nothing goes through AF_PACKET.
+. "$(dirname "$0")/lib.sh"
+require_root ping socat sha256sum jq
+
+make_data 200
+setup_pair
+start_sitd "$NS_A" sitd-a -T packet "$TUN" mode sit remote $B4 local $A4
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4
+PID_B=$LAST_PID
+tun_up "$NS_A" "$TUN" $A6
+tun_up "$NS_B" "$TUN" $B6
+check "the first ping, no warm-up" na ping -6 -c 1 -W 2 -q $B6
+for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -6 -c 1 -W 1 -q $B6 >/dev/null; sleep 0.1; done
+expect_ge "once the neighbour is known, pings leave through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 1
+sent0=$(ctr "$PID_A" tx_packets)
+pkt0=$(ctr "$PID_A" tx_packet_socket)
+# (Before B's device was up, what A's came-up device sent was counted tun_down there.)
+drops0=$(($(drops_total "$PID_A") + $(drops_total "$PID_B")))
+check "200 MB over TCP through AF_PACKET frames, sha256 equal" transfer $B6
+sent=$(($(ctr "$PID_A" tx_packets) - sent0))
+pkt=$(($(ctr "$PID_A" tx_packet_socket) - pkt0))
+echo "# $pkt of $sent outer packets through AF_PACKET"
+expect_ge "... 100000 outer packets or more" "$sent" 100000
+expect_ge "... 99 % of them through AF_PACKET (one a second may go the raw way)" "$((pkt * 100))" $((sent * 99))
+for p in "$PID_A" "$PID_B"; do
+	"$SITD" -S "$(sock_of "$p")" show -s -j | jq -c '[.[].stats.drops | to_entries[] | select(.value > 0)]' | sed 's/^/# drops: /'
+	"$SITD" -S "$(sock_of "$p")" status -j | jq -c '[.drops | to_entries[] | select(.value > 0)]' | sed 's/^/# process drops: /'
+done
+expect_eq "... and nothing dropped on either side" "$(($(drops_total "$PID_A") + $(drops_total "$PID_B") - drops0))" 0
+
+# The next hop's address changes: B's MAC, and A's neighbour entry with it (as a
+# gratuitous ARP or an administrator would have it).
+mac=02:00:5e:10:00:0b
+nb ip link set vb address $mac
+na ip neigh replace $B4 lladdr $mac dev va nud reachable
+pkt0=$(ctr "$PID_A" tx_packet_socket)
+ok=0
+for _ in $(seq 30); do na ping -6 -c 1 -W 1 -q $B6 >/dev/null 2>&1 && { ok=1; break; }; done
+expect_eq "B's MAC changed: pings go through again" "$ok" 1
+for _ in $(seq 20); do na ping -6 -c 1 -W 1 -q $B6 >/dev/null 2>&1; sleep 0.1; done
+expect_ge "... through AF_PACKET, to the new address" "$(($(ctr "$PID_A" tx_packet_socket) - pkt0))" 10
+check "... and all of them arrive" na ping -6 -c 5 -i 0.2 -W 2 -q $B6
+teardown
+
+# ipip, and nopmtudisc with a tunnel MTU above the veth's: sitd fragments the long ones
+# (as the kernel's ip_tunnel_xmit lets ip_fragment do), each fragment a frame.
+setup_pair
+start_sitd "$NS_A" sitd-a -T packet "$TUN" mode ipip remote $B4 local $A4 nopmtudisc ttl 0 mtu 1600
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b "$TUN" mode ipip remote $A4 local $B4 nopmtudisc ttl 0 mtu 1600
+PID_B=$LAST_PID
+tun_up "$NS_A" "$TUN" $A6 $A4IN
+tun_up "$NS_B" "$TUN" $B6 $B4IN
+check "ipip: the first ping" na ping -4 -c 1 -W 2 -q $B4IN
+for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -4 -c 1 -W 1 -q $B4IN >/dev/null; sleep 0.1; done
+expect_ge "ipip: pings through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 1
+pkt0=$(ctr "$PID_A" tx_packet_socket)
+frag0=$(ctr "$PID_A" tx_fragments)
+check "1560-byte outer packets over a 1500-byte veth: fragmented, they arrive" \
+	na ping -4 -c 3 -i 0.2 -W 2 -q -s 1540 -M dont $B4IN
+expect_ge "... sitd fragmented them (RFC 4213 3.2.2: no DF inside, none outside)" "$(($(ctr "$PID_A" tx_fragments) - frag0))" 6
+expect_ge "... and framed the fragments, each within the MTU" "$(($(ctr "$PID_A" tx_packet_socket) - pkt0))" 6
+teardown
+
+# Without -T packet: the raw socket only.
+setup_pair
+setup_tunnel sit
+check "without -T packet: pings" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+expect_eq "... none through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 0
+expect_eq "-T something-else is refused" "$("$SITD" -T fast t0 mode sit remote $B4 2>&1; echo "rc=$?")" \
+	"$(printf 'sitd: -T takes raw or packet, not "fast"\nrc=2')"
+finish
