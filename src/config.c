@@ -8,7 +8,12 @@
 
 #include "cli.h"
 
-enum { WORDS_MAX = 64, WORD_MAX = 64 };
+/*
+ * Room for the longest stanza sitd accepts with room to spare: every setting, 16 PRL
+ * routers, 8 addresses and 16 routes of 8 words each (`route P via A metric N table T`)
+ * come to about 200 words.
+ */
+enum { WORDS_MAX = 256, WORD_MAX = 64 };
 
 struct stanza {
 	int n;

@@ -7,7 +7,7 @@
  *
  * The parse is compared with an oracle written here another way: the text cut into
  * lines, each line cut at its first "#", the rest split on blanks; a NUL byte there, a
- * word of 64 bytes or more, a word before the first "tunnel", a 65th word after
+ * word of 64 bytes or more, a word before the first "tunnel", a 257th word after
  * "tunnel" refuse the file at that word's line; each stanza, when the next "tunnel" or
  * the end of the file closes it, goes through sitd_cli_parse_at (its line is that of the
  * argument it names, else of the stanza's "tunnel"), then the cap, then duplicate names.
@@ -43,7 +43,7 @@ enum { SITD_MAX_TUNNELS = 64 };
 #include "fuzz.h"
 
 enum {
-	TEXT_MAX = 1 << 16, ERR_LEN = 512, WORDS_MAX = 64, WORD_MAX = 64,
+	TEXT_MAX = 1 << 16, ERR_LEN = 512, WORDS_MAX = 256, WORD_MAX = 64,
 	PER_TUNNEL = 4096,	/* show's output for one tunnel, -s included, is well under */
 #define ONE(name, desc) +1
 	NCTR = 0 SITD_COUNTERS(ONE),

@@ -5,7 +5,7 @@
  * give exactly the struct sitd_conf that sitd_cli_parse gives for the same words; what is
  * refused must say "LINE: message", the line being that of the offending word (or of the
  * stanza's "tunnel" when the whole stanza is at fault), and return -1 whatever came before
- * it (all or nothing).  Limits: words of at most 63 bytes, at most 64 words after
+ * it (all or nothing).  Limits: words of at most 63 bytes, at most 256 words after
  * "tunnel", at most `cap` tunnels, no NUL byte, no name twice.
  */
 #include <stdarg.h>
@@ -27,9 +27,20 @@
 #define MTU64 "0" Z59 "1400"
 _Static_assert(sizeof(MTU63) == 64 && sizeof(MTU64) == 65, "word lengths");
 
-/* 61 x "nogso" (repeatable): with "sit1 remote 192.0.2.2", 64 words after "tunnel". */
+/* 253 x "nogso" (repeatable): with "sit1 remote 192.0.2.2", 256 words after "tunnel". */
 #define NOGSO8 " nogso nogso nogso nogso nogso nogso nogso nogso"
-#define NOGSO61 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 " nogso nogso nogso nogso nogso"
+#define NOGSO64 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8
+#define NOGSO253 NOGSO64 NOGSO64 NOGSO64 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 NOGSO8 \
+	" nogso nogso nogso nogso nogso"
+
+/* A broker's stanza at the limits: 8 addresses, 16 routes with every word they take. */
+#define ROUTE(n) "\troute 2001:db8:" #n "::/48 via 2001:db8:64::1 metric " #n " table 100\n"
+#define FULL_STANZA "tunnel he-ipv6 mode sit remote 203.0.113.1 local 192.0.2.10 ttl 255\n" \
+	"\taddress 2001:db8:64::2/64 address 2001:db8:65::1/64 address 2001:db8:66::1/64\n" \
+	"\taddress 2001:db8:67::1/64 address 2001:db8:68::1/64 address 2001:db8:69::1/64\n" \
+	"\taddress 2001:db8:6a::1/64 address 198.51.100.1/24\n" \
+	ROUTE(1) ROUTE(2) ROUTE(3) ROUTE(4) ROUTE(5) ROUTE(6) ROUTE(7) ROUTE(8) ROUTE(9) \
+	ROUTE(10) ROUTE(11) ROUTE(12) ROUTE(13) ROUTE(14) ROUTE(15) ROUTE(16)
 
 /* The cap these tests pass (the daemon sizes its array with sitd_config_count). */
 enum { SITD_MAX_TUNNELS = 64, MAXT = 4, ERR_LEN = 512 };
@@ -69,7 +80,7 @@ struct accept_case {
 	int n;
 	const char *tname[MAXT];	/* each tunnel's name, as a readable first check */
 	uint32_t remote[MAXT];
-	const char *argv[MAXT][72];	/* each tunnel as a command line */
+	const char *argv[MAXT][160];	/* each tunnel as a command line */
 };
 
 static const struct accept_case accept_cases[] = {
@@ -126,9 +137,32 @@ static const struct accept_case accept_cases[] = {
 	{ "accept: a word of 63 bytes (the longest)",
 	  "tunnel sit1 remote 192.0.2.2 mtu " MTU63 "\n", 0, 0, 1, { "sit1" }, { 0xc0000202u },
 	  { { "sit1", "remote", "192.0.2.2", "mtu", "1400", NULL } } },
-	{ "accept: 64 words after tunnel (the most)",
-	  "tunnel sit1 remote 192.0.2.2\n" NOGSO61 "\n", 0, 0, 1, { "sit1" }, { 0xc0000202u },
+	{ "accept: 256 words after tunnel (the most)",
+	  "tunnel sit1 remote 192.0.2.2\n" NOGSO253 "\n", 0, 0, 1, { "sit1" }, { 0xc0000202u },
 	  { { "sit1", "remote", "192.0.2.2", "nogso", NULL } } },
+	{ "accept: 8 addresses and 16 routes with via, metric and table (135 words)",
+	  FULL_STANZA, 0, 0, 1, { "he-ipv6" }, { 0xcb007101u },
+	  { { "he-ipv6", "mode", "sit", "remote", "203.0.113.1", "local", "192.0.2.10", "ttl",
+	      "255", "address", "2001:db8:64::2/64", "address", "2001:db8:65::1/64", "address",
+	      "2001:db8:66::1/64", "address", "2001:db8:67::1/64", "address", "2001:db8:68::1/64",
+	      "address", "2001:db8:69::1/64", "address", "2001:db8:6a::1/64", "address",
+	      "198.51.100.1/24", "route", "2001:db8:1::/48", "via", "2001:db8:64::1", "metric",
+	      "1", "table", "100", "route", "2001:db8:2::/48", "via", "2001:db8:64::1", "metric",
+	      "2", "table", "100", "route", "2001:db8:3::/48", "via", "2001:db8:64::1", "metric",
+	      "3", "table", "100", "route", "2001:db8:4::/48", "via", "2001:db8:64::1", "metric",
+	      "4", "table", "100", "route", "2001:db8:5::/48", "via", "2001:db8:64::1", "metric",
+	      "5", "table", "100", "route", "2001:db8:6::/48", "via", "2001:db8:64::1", "metric",
+	      "6", "table", "100", "route", "2001:db8:7::/48", "via", "2001:db8:64::1", "metric",
+	      "7", "table", "100", "route", "2001:db8:8::/48", "via", "2001:db8:64::1", "metric",
+	      "8", "table", "100", "route", "2001:db8:9::/48", "via", "2001:db8:64::1", "metric",
+	      "9", "table", "100", "route", "2001:db8:10::/48", "via", "2001:db8:64::1", "metric",
+	      "10", "table", "100", "route", "2001:db8:11::/48", "via", "2001:db8:64::1", "metric",
+	      "11", "table", "100", "route", "2001:db8:12::/48", "via", "2001:db8:64::1", "metric",
+	      "12", "table", "100", "route", "2001:db8:13::/48", "via", "2001:db8:64::1", "metric",
+	      "13", "table", "100", "route", "2001:db8:14::/48", "via", "2001:db8:64::1", "metric",
+	      "14", "table", "100", "route", "2001:db8:15::/48", "via", "2001:db8:64::1", "metric",
+	      "15", "table", "100", "route", "2001:db8:16::/48", "via", "2001:db8:64::1", "metric",
+	      "16", "table", "100", NULL } } },
 	{ "accept: names that differ only in case are different names",
 	  "tunnel sit1 remote 192.0.2.2\ntunnel SIT1 mode sit remote 192.0.2.2\n", 0, 0, 2,
 	  { "sit1", "SIT1" }, { 0xc0000202u, 0xc0000202u },
@@ -259,9 +293,9 @@ static const struct reject_case reject_cases[] = {
 	  "tunnel sit1 remote 192.0.2.2\n\tmtu " MTU64 "\n", 0, 0, "2: a word longer than 63 bytes" },
 	{ "refuse: a word of 64 bytes before any tunnel",
 	  MTU64 "\n", 0, 0, "1: a word longer than 63 bytes" },
-	{ "refuse: 65 words after tunnel: the 65th word's line",
-	  "tunnel sit1 remote 192.0.2.2\n" NOGSO61 "\n\n nogro\n", 0, 0,
-	  "4: more than 64 words in one tunnel" },
+	{ "refuse: 257 words after tunnel: the 257th word's line",
+	  "tunnel sit1 remote 192.0.2.2\n" NOGSO253 "\n\n nogro\n", 0, 0,
+	  "4: more than 256 words in one tunnel" },
 	{ "refuse: more tunnels than cap (cap 2): the line of the third",
 	  "tunnel sit1 remote 192.0.2.2\ntunnel sit2 remote 192.0.2.3\n\n# third\n"
 	  "tunnel sit3 remote 192.0.2.4\n",
