@@ -101,7 +101,8 @@ static void *find(const struct sitd_table *t, enum sitd_tclass c, uint32_t remot
 		bool addr_ok = (c == SITD_T_RL || c == SITD_T_R ? e->remote == remote : true) &&
 			       (c == SITD_T_RL || c == SITD_T_L ? e->local == local : true);
 
-		if (addr_ok && (!link || !e->link || e->link == link))
+		if (addr_ok && (!link || !e->link || e->link == link) &&
+		    (!e->up || __atomic_load_n(e->up, __ATOMIC_RELAXED)))
 			return e->tunnel;
 	}
 	return NULL;

@@ -10,7 +10,8 @@
  *	4. the wildcard				(remote any, local any)
  *
  * Within a class, a tunnel bound to a device (`dev`) matches only packets that arrived
- * on it; an unbound one matches any.  Two tunnels with the same remote, local and
+ * on it; an unbound one matches any; a tunnel whose device is down matches nothing (the
+ * kernel's `t->dev->flags & IFF_UP`), so the next class may answer.  Two tunnels with the same remote, local and
  * device cannot both exist (the kernel answers EEXIST).
  *
  * A table is built whole from a list of entries into memory the caller provides, and is
@@ -28,6 +29,7 @@ struct sitd_tent {
 	uint32_t remote, local;		/* 0 = any */
 	uint32_t link;			/* ifindex of `dev`, 0 = any */
 	void *tunnel;			/* what the lookup returns */
+	const int *up;			/* read atomically: 0 = its device is down; NULL = up */
 	uint32_t next;			/* chain, filled by sitd_table_build */
 };
 

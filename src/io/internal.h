@@ -79,6 +79,7 @@ struct tunnel {
 	int tun_fd;
 	bool existed;			/* the device was there before: taken over */
 	unsigned ifindex;		/* of the TUN device */
+	int up;				/* atomic: the device is up (IFF_UP), for the lookup */
 	unsigned link;			/* ifindex of `dev`, 0 = any */
 	unsigned offloads;
 	unsigned worker;		/* the one that reads the TUN device */

@@ -110,8 +110,11 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	}
 	/* mnl_cb_run() has checked nlmsg_len against the datagram; the payload too. */
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)) ||
-	    !a->h->mtu)
+	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*ifi)))
+		return MNL_CB_OK;
+	if (a->h->flags)
+		a->h->flags(a->arg, (unsigned)ifi->ifi_index, ifi->ifi_flags);
+	if (!a->h->mtu)
 		return MNL_CB_OK;
 	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
 		if (mnl_attr_get_type(attr) == IFLA_MTU && mnl_attr_validate(attr, MNL_TYPE_U32) == 0)

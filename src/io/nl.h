@@ -19,6 +19,8 @@ int nl_fd(struct mnl_socket *nl);
 
 struct nl_handlers {
 	void (*mtu)(void *arg, unsigned ifindex, unsigned mtu);
+	/* a link's flags (IFF_UP ...), from the same RTM_NEWLINK */
+	void (*flags)(void *arg, unsigned ifindex, unsigned flags);
 	/* usable: added and no longer tentative; false: removed (or not usable yet) */
 	void (*addr6)(void *arg, unsigned ifindex, bool usable, const uint8_t *addr, unsigned plen);
 	/* an IPv6 unicast route out of ifindex; gw all zero: on the link */

@@ -171,7 +171,7 @@ static struct sitd_table *build(struct sitd_daemon *d, struct outer *o, struct t
 		if (!uses(x, o))
 			continue;
 		in[n++] = (struct sitd_tent){ .remote = x->conf.remote, .local = x->conf.local,
-					      .link = x->link, .tunnel = x };
+					      .link = x->link, .tunnel = x, .up = &x->up };
 	}
 	if (sitd_table_build(t, t + 1, mem, in, n, &a, &b) < 0) {
 		*earlier = in[a].tunnel;

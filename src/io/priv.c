@@ -291,7 +291,8 @@ static void child_filter(void)
 	 * monitor.  Files: read-only (the CPU count); the configuration comes from the monitor.
 	 */
 	static const unsigned long ioctls[] = { TUNSETPERSIST, SIOCGIFMTU, SIOCGIFINDEX,
-						SIOCGIFNAME, SIOCGIFHWADDR, TCGETS, FIONREAD };
+						SIOCGIFNAME, SIOCGIFHWADDR, SIOCGIFFLAGS, TCGETS,
+						FIONREAD };
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
 	scmp_filter_ctx ctx = filter_new();
 

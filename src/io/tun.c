@@ -87,6 +87,14 @@ static int ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
 	return r;
 }
 
+int link_is_up(const char *name)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	return ifreq_ioctl(name, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP);
+}
+
 int link_get_mtu(const char *name)
 {
 	struct ifreq ifr;

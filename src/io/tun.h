@@ -18,6 +18,8 @@ int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 int tun_delete(int fd);
 
 int link_get_mtu(const char *name);
+/* 1 when the device is up (IFF_UP), else 0. */
+int link_is_up(const char *name);
 int link_set_mtu(const char *name, unsigned mtu);
 
 #endif

@@ -340,6 +340,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		goto fail;
 	}
 	t->ifindex = if_nametoindex(c->name);
+	t->up = link_is_up(c->name);
 
 	if (c->encap != SITD_ENCAP_NONE) {
 		t->path[0] = outer_get(d, c, OUTER_UDP, closing);
@@ -390,6 +391,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	}
 	sitd_rx_init(&t->rx, &t->conf, &t->rx_stats);
 	tunnel_configure(d, t);
+	t->up = link_is_up(c->name);	/* perhaps just set up by tunnel_configure */
 	l2_resolve(d, t);
 
 	sitd_conf_format(&t->conf, desc, sizeof(desc));
@@ -872,6 +874,16 @@ void daemon_tick(struct sitd_daemon *d)
 
 /* ---- link notifications ---------------------------------------------------------- */
 
+/* A tunnel's device went up or down: the lookup skips it while down (table.h). */
+static void link_flags(void *arg, unsigned ifindex, unsigned flags)
+{
+	struct sitd_daemon *d = arg;
+
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->t[i]->ifindex == ifindex)
+			__atomic_store_n(&d->t[i]->up, (flags & IFF_UP) != 0, __ATOMIC_RELAXED);
+}
+
 static struct tunnel *by_ifindex(struct sitd_daemon *d, unsigned ifindex)
 {
 	for (unsigned i = 0; i < d->n; i++)
@@ -1085,7 +1097,8 @@ static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *ds
 	free(old);
 }
 
-static const struct nl_handlers nl_handlers = { .mtu = link_mtu, .addr6 = link_addr6,
+static const struct nl_handlers nl_handlers = { .mtu = link_mtu, .flags = link_flags,
+					       .addr6 = link_addr6,
 						.route6 = link_route6 };
 
 int daemon_netlink_fd(const struct sitd_daemon *d)

@@ -55,4 +55,23 @@ tun_up "$NS_B" "$TUN" $B6
 check "sit bound to dev: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
 check "sit bound to dev: ping6 B -> A" nb ping -6 -c 3 -i 0.2 -W 2 -q $A6
 teardown
+
+# A tunnel whose device is down matches no packet (the kernel's lookup checks IFF_UP):
+# with sit1 down in B, A's packets to it find no tunnel there, counted rx_no_tunnel for
+# the process, not written to a device that refuses them (a less specific tunnel would
+# take them: test_table.c).
+setup_pair
+setup_tunnel sit
+check "before: ping6 A -> B" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+nb ip link set "$TUN" down
+sleep 0.3
+n0=$(pstat "$PID_B" rx_no_tunnel)
+d0=$(ctr "$PID_B" drop_tun_down)
+na ping -6 -c 3 -i 0.2 -W 1 -q $B6 >/dev/null 2>&1
+expect_ge "B's sit1 down: A's packets find no tunnel in B (rx_no_tunnel)" "$(($(pstat "$PID_B" rx_no_tunnel) - n0))" 3
+expect_eq "... none counted as written to a down device (tun_down)" "$(($(ctr "$PID_B" drop_tun_down) - d0))" 0
+nb ip link set "$TUN" up
+nb ip addr replace $B6/64 dev "$TUN" nodad
+check "up again: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+teardown
 finish

@@ -63,6 +63,32 @@ static void lookup_order(void **state)
 	assert_ptr_equal(sitd_table_lookup(&tab, R, L, 7), &t_rl);	/* unbound: any device */
 }
 
+/* A tunnel whose device is down matches nothing; the next class answers (IFF_UP). */
+static void down_skipped(void **state)
+{
+	int rl_up = 1, r_up = 1;
+	const struct sitd_tent e[] = {
+		{ .remote = 0, .local = 0, .tunnel = &t_wc },
+		{ .remote = R, .local = 0, .tunnel = &t_r, .up = &r_up },
+		{ .remote = R, .local = L, .tunnel = &t_rl, .up = &rl_up },
+	};
+	uint32_t a, b;
+
+	(void)state;
+	assert_int_equal(build(e, 3, &a, &b), 0);
+	assert_ptr_equal(sitd_table_lookup(&tab, R, L, 0), &t_rl);
+	rl_up = 0;	/* read at each lookup: no rebuild */
+	assert_ptr_equal(sitd_table_lookup(&tab, R, L, 0), &t_r);
+	r_up = 0;
+	assert_ptr_equal(sitd_table_lookup(&tab, R, L, 0), &t_wc);
+	rl_up = 1;
+	assert_ptr_equal(sitd_table_lookup(&tab, R, L, 0), &t_rl);
+	/* Down and no other tunnel: no tunnel at all. */
+	assert_int_equal(build(e + 2, 1, &a, &b), 0);
+	rl_up = 0;
+	assert_null(sitd_table_lookup(&tab, R, L, 0));
+}
+
 static void no_match(void **state)
 {
 	const struct sitd_tent e[] = {
@@ -179,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(lookup_order, teardown),
 		cmocka_unit_test_teardown(no_match, teardown),
+		cmocka_unit_test_teardown(down_skipped, teardown),
 		cmocka_unit_test_teardown(device_binding, teardown),
 		cmocka_unit_test_teardown(duplicates, teardown),
 		cmocka_unit_test(too_little_memory),
