@@ -376,6 +376,7 @@ static void identity(char *buf, size_t cap, size_t *len)
 static int req_sandbox(struct server *s, struct client *c, const struct sitd_request *req)
 {
 	struct priv_req mtu_lo = { .type = PRIV_LINK_MTU, .mtu = 1280, .name = "lo" };
+	struct priv_req tun_other = { .type = PRIV_TUN_OPEN, .name = "sitdprobe0" };
 	struct priv_req addr_lo = { .type = PRIV_ADDR, .ifindex = 1, .flag = 1,
 				    .route.dst = { .family = 6, .len = 128, .addr = { 0x20, 0x01, 0x0d, 0xb8 } } };
 	static const char junk[] = "not a request";
@@ -436,6 +437,8 @@ static int req_sandbox(struct server *s, struct client *c, const struct sitd_req
 	e = errno;
 	probe_line(msg, sizeof(msg), &len, "become root again (setresuid)", r, e);
 	priv_probing(false);
+	monitor_line(msg, sizeof(msg), &len, "monitor: a TUN device no tunnel is named",
+		     ps_raw_request(&tun_other, sizeof(tun_other)));
 	monitor_line(msg, sizeof(msg), &len, "monitor: the MTU of lo (not sitd's device)",
 		     ps_raw_request(&mtu_lo, sizeof(mtu_lo)));
 	monitor_line(msg, sizeof(msg), &len, "monitor: an address on ifindex 1 (lo)",
@@ -650,6 +653,17 @@ static const char *packet_user(const char *asked)
 	log_fatalx("neither user \"sitd\" nor \"nobody\" exists: give -u USER");
 }
 
+/* The monitor's own reading of the file (privsep.h): quiet, NULL on any error. */
+static struct sitd_conf *monitor_load(const char *path, unsigned *n)
+{
+	char err[400];
+	struct sitd_conf *c = server_load_config(path, -1, n, err, sizeof(err));
+
+	if (!c)
+		log_warnx("monitor: %s", err);
+	return c;
+}
+
 /* The control socket: -S PATH, else this namespace's NAME.sock. */
 static void listen_ctl(struct server *s, const struct sitd_conf *c)
 {
@@ -718,7 +732,7 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	monitor = getpid();
-	if (privsep_start(o->config, &s->ctl) < 0) {
+	if (privsep_start(o->config, monitor_load, c, n, &s->ctl) < 0) {
 		ctl_unlink(&s->ctl);
 		log_fatal("cannot start the monitor");
 	}

@@ -254,10 +254,56 @@ static struct {
 	int fd;				/* the monitor's end */
 	pid_t child;
 	const char *config;
+	privsep_load_fn load;
 	const struct ctl_listener *ctl;
 	struct owned *dev;
 	size_t ndev, capdev;
+	char (*names)[IF_NAMESIZE];	/* the configuration's tunnels */
+	unsigned nnames;
 } mon;
+
+static int set_names(const struct sitd_conf *c, unsigned n)
+{
+	char (*names)[IF_NAMESIZE] = calloc(n ? n : 1, sizeof(*names));
+
+	if (!names)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", c[i].name);
+	free(mon.names);
+	mon.names = names;
+	mon.nnames = n;
+	return 0;
+}
+
+static bool named(const char *name)
+{
+	for (unsigned i = 0; i < mon.nnames; i++)
+		if (!strcmp(mon.names[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * A device only for a tunnel of the configuration: the one read at start, else the file
+ * as it is now (a reload adds tunnels), read by the monitor itself.
+ */
+static bool configured(const char *name)
+{
+	struct sitd_conf *c;
+	unsigned n = 0;
+
+	if (named(name))
+		return true;
+	if (!mon.config || !mon.load)
+		return false;
+	c = mon.load(mon.config, &n);
+	if (!c)
+		return false;
+	(void)set_names(c, n);
+	free(c);
+	return named(name);
+}
 
 /* A TUN device the monitor opened, by index or by name, and still the same device. */
 static bool owned_index(unsigned ifindex)
@@ -352,6 +398,11 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	*fd = -1;
 	switch ((enum priv_type)r->type) {
 	case PRIV_TUN_OPEN:
+		if (!configured(r->name)) {
+			log_warnx("monitor: tun-open refused: \"%s\" is no tunnel of the configuration",
+				  r->name);
+			return EPERM;
+		}
 		*fd = tun_open(r->name, r->flag, &rep->offloads, &existed);
 		rep->existed = existed;
 		if (*fd >= 0)
@@ -522,7 +573,8 @@ static _Noreturn void monitor(void)
 	}
 }
 
-int privsep_start(const char *config, const struct ctl_listener *ctl)
+int privsep_start(const char *config, privsep_load_fn load, const struct sitd_conf *conf,
+		  unsigned n, const struct ctl_listener *ctl)
 {
 	int sv[2];
 	pid_t pid;
@@ -547,6 +599,11 @@ int privsep_start(const char *config, const struct ctl_listener *ctl)
 	mon.fd = sv[0];
 	mon.child = pid;
 	mon.config = config;
+	mon.load = load;
 	mon.ctl = ctl;
+	if (set_names(conf, n) < 0) {
+		kill(pid, SIGTERM);
+		log_fatalx("monitor: out of memory");
+	}
 	monitor();
 }

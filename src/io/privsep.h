@@ -5,8 +5,9 @@
  * privsep_start() forks.  The parent becomes the monitor: it keeps uid 0 and only
  * CAP_NET_ADMIN, CAP_NET_RAW and CAP_NET_BIND_SERVICE, under a seccomp filter of its own,
  * and does nothing but answer the requests of privmsg.h, each checked twice: by
- * priv_req_parse(), then against what it opened itself (a device request names a TUN
- * device the monitor created or took over, and still that one).  It forwards SIGINT,
+ * priv_req_parse(), then against its own state: a TUN device is opened only for a tunnel
+ * of the configuration (as the monitor read it), and a device request names a TUN
+ * device the monitor opened, still that one.  It forwards SIGINT,
  * SIGTERM, SIGHUP and SIGUSR1 to the child, removes the control socket when the child
  * ends and exits with the child's status; a child killed by a signal is a failure
  * (exit 1), and the unit's Restart= starts sitd again, which takes the persistent
@@ -26,8 +27,19 @@
 #include "conf.h"
 #include "ctl.h"
 
-/* Forks; returns 0 in the child.  The monitor never returns.  -1 with errno on failure. */
-int privsep_start(const char *config, const struct ctl_listener *ctl);
+/*
+ * The tunnels the monitor may open devices for: those of the configuration it read
+ * itself.  `load` reads and parses `config` again (a reload may name new ones); NULL in
+ * its answer when the file is unreadable or invalid.
+ */
+typedef struct sitd_conf *(*privsep_load_fn)(const char *config, unsigned *n);
+
+/*
+ * Forks; returns 0 in the child.  The monitor never returns.  -1 with errno on failure.
+ * conf[0..n): the tunnels at start, from the file or the command line.
+ */
+int privsep_start(const char *config, privsep_load_fn load, const struct sitd_conf *conf,
+		  unsigned n, const struct ctl_listener *ctl);
 
 /* As tun_open(), raw_open(), ... in tun.h and sock.h: an fd, or -1 with errno set. */
 int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);

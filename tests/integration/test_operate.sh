@@ -127,6 +127,8 @@ for what in "a raw socket" "become root again"; do
 	# Refused by the kernel (no capability, no root) whatever the build.
 	check "sandbox: $what: refused" grep -q "^  $what.* refused (Operation not permitted)" <<<"$out"
 done
+check "sandbox: the monitor refuses a TUN device for a name not in the file" grep -q '^  monitor: a TUN device no tunnel is named.* refused (Operation not permitted)' <<<"$out"
+check "... and creates none" bash -c "! ip -n $NS_A link show sitdprobe0 >/dev/null 2>&1"
 check "sandbox: the monitor refuses another device's MTU" grep -q '^  monitor: the MTU of lo.* refused (Operation not permitted)' <<<"$out"
 check "sandbox: ... an address on lo" grep -q '^  monitor: an address on ifindex 1.* refused (Operation not permitted)' <<<"$out"
 check "sandbox: ... a malformed request" grep -q '^  monitor: a malformed request.* refused (Invalid argument)' <<<"$out"
