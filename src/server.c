@@ -26,6 +26,7 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -377,6 +378,8 @@ static int req_sandbox(struct server *s, struct client *c, const struct sitd_req
 {
 	struct priv_req mtu_lo = { .type = PRIV_LINK_MTU, .mtu = 1280, .name = "lo" };
 	struct priv_req tun_other = { .type = PRIV_TUN_OPEN, .name = "sitdprobe0" };
+	/* A default route into the first tunnel: the hijack its stanza does not ask for. */
+	struct priv_req route_own = { .type = PRIV_ROUTE, .flag = 1, .route.dst.family = 6 };
 	struct priv_req addr_lo = { .type = PRIV_ADDR, .ifindex = 1, .flag = 1,
 				    .route.dst = { .family = 6, .len = 128, .addr = { 0x20, 0x01, 0x0d, 0xb8 } } };
 	static const char junk[] = "not a request";
@@ -385,8 +388,9 @@ static int req_sandbox(struct server *s, struct client *c, const struct sitd_req
 	long r;
 	int e;
 
-	(void)s;
 	(void)req;
+	if (daemon_count(s->d))
+		route_own.ifindex = if_nametoindex(tunnel_conf(daemon_tunnel(s->d, 0))->name);
 	identity(msg, sizeof(msg), &len);
 	priv_probing(true);
 	/* uname(NULL): EFAULT where allowed, EPERM where refused. */
@@ -439,6 +443,9 @@ static int req_sandbox(struct server *s, struct client *c, const struct sitd_req
 	priv_probing(false);
 	monitor_line(msg, sizeof(msg), &len, "monitor: a TUN device no tunnel is named",
 		     ps_raw_request(&tun_other, sizeof(tun_other)));
+	if (route_own.ifindex)
+		monitor_line(msg, sizeof(msg), &len, "monitor: a default route into the tunnel",
+			     ps_raw_request(&route_own, sizeof(route_own)));
 	monitor_line(msg, sizeof(msg), &len, "monitor: the MTU of lo (not sitd's device)",
 		     ps_raw_request(&mtu_lo, sizeof(mtu_lo)));
 	monitor_line(msg, sizeof(msg), &len, "monitor: an address on ifindex 1 (lo)",

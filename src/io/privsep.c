@@ -258,62 +258,101 @@ static struct {
 	const struct ctl_listener *ctl;
 	struct owned *dev;
 	size_t ndev, capdev;
-	char (*names)[IF_NAMESIZE];	/* the configuration's tunnels */
-	unsigned nnames;
+	struct sitd_conf *confs;		/* the configuration, as the monitor read it */
+	unsigned nconfs;
 } mon;
 
-static int set_names(const struct sitd_conf *c, unsigned n)
+static int set_confs(const struct sitd_conf *c, unsigned n)
 {
-	char (*names)[IF_NAMESIZE] = calloc(n ? n : 1, sizeof(*names));
+	struct sitd_conf *copy = calloc(n ? n : 1, sizeof(*copy));
 
-	if (!names)
+	if (!copy)
 		return -1;
-	for (unsigned i = 0; i < n; i++)
-		snprintf(names[i], sizeof(names[i]), "%s", c[i].name);
-	free(mon.names);
-	mon.names = names;
-	mon.nnames = n;
+	memcpy(copy, c, n * sizeof(*copy));
+	free(mon.confs);
+	mon.confs = copy;
+	mon.nconfs = n;
 	return 0;
 }
 
-static bool named(const char *name)
+static const struct sitd_conf *conf_named(const char *name)
 {
-	for (unsigned i = 0; i < mon.nnames; i++)
-		if (!strcmp(mon.names[i], name))
-			return true;
-	return false;
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		if (!strcmp(mon.confs[i].name, name))
+			return &mon.confs[i];
+	return NULL;
 }
 
-/*
- * A device only for a tunnel of the configuration: the one read at start, else the file
- * as it is now (a reload adds tunnels), read by the monitor itself.
- */
-static bool configured(const char *name)
+/* The configuration as the file has it now (a reload adds tunnels, or changes them). */
+static void reread(void)
 {
 	struct sitd_conf *c;
 	unsigned n = 0;
 
-	if (named(name))
-		return true;
 	if (!mon.config || !mon.load)
-		return false;
+		return;
 	c = mon.load(mon.config, &n);
-	if (!c)
-		return false;
-	(void)set_names(c, n);
+	if (c)
+		(void)set_confs(c, n);
 	free(c);
-	return named(name);
+}
+
+static bool addr_listed(const struct sitd_conf *c, const struct sitd_prefix *p)
+{
+	static const uint8_t zero6[6];
+
+	for (unsigned i = 0; i < c->naddrs; i++)
+		if (c->addrs[i].family == p->family && c->addrs[i].len == p->len &&
+		    !memcmp(c->addrs[i].addr, p->addr, sizeof(p->addr)))
+			return true;
+	/* ISATAP's own link-local, in fe80::/64 (RFC 5214 6.2). */
+	return c->isatap && p->family == 6 && p->len == 64 && p->addr[0] == 0xfe &&
+	       p->addr[1] == 0x80 && !memcmp(p->addr + 2, zero6, sizeof(zero6));
+}
+
+static bool route_listed(const struct sitd_conf *c, const struct sitd_route *r)
+{
+	for (unsigned i = 0; i < c->nroutes; i++) {
+		const struct sitd_route *x = &c->routes[i];
+
+		if (x->dst.family == r->dst.family && x->dst.len == r->dst.len &&
+		    !memcmp(x->dst.addr, r->dst.addr, sizeof(r->dst.addr)) &&
+		    !memcmp(x->via, r->via, sizeof(r->via)) && x->metric == r->metric &&
+		    x->table == r->table)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the configuration says of the tunnel `name`: a device for it at all (r NULL), or
+ * the address or route r adds.  Asked of the configuration read at start, then of the
+ * file as it is now.
+ */
+static bool configured(const char *name, const struct priv_req *r)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sitd_conf *c = conf_named(name);
+
+		if (c && (!r || (r->type == PRIV_ADDR ? addr_listed(c, &r->route.dst) :
+				 route_listed(c, &r->route))))
+			return true;
+		if (pass == 0)
+			reread();
+	}
+	return false;
 }
 
 /* A TUN device the monitor opened, by index or by name, and still the same device. */
-static bool owned_index(unsigned ifindex)
+static const char *owned_index(unsigned ifindex)
 {
 	char now[IF_NAMESIZE];
 
 	for (size_t i = 0; i < mon.ndev; i++)
 		if (mon.dev[i].ifindex == ifindex)
-			return if_indextoname(ifindex, now) && !strcmp(now, mon.dev[i].name);
-	return false;
+			return if_indextoname(ifindex, now) && !strcmp(now, mon.dev[i].name) ?
+				       mon.dev[i].name : NULL;
+	return NULL;
 }
 
 static bool owned_name(const char *name)
@@ -393,12 +432,13 @@ static int refuse(const struct priv_req *r)
 static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 {
 	bool existed = false;
+	const char *dev;
 	int e;
 
 	*fd = -1;
 	switch ((enum priv_type)r->type) {
 	case PRIV_TUN_OPEN:
-		if (!configured(r->name)) {
+		if (!configured(r->name, NULL)) {
 			log_warnx("monitor: tun-open refused: \"%s\" is no tunnel of the configuration",
 				  r->name);
 			return EPERM;
@@ -436,8 +476,15 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	case PRIV_ADDR:
 	case PRIV_ROUTE:
 	case PRIV_ISATAP:
-		if (!owned_index(r->ifindex))
+		if (!(dev = owned_index(r->ifindex)))
 			return refuse(r);
+		/* Added: only what the tunnel's stanza lists (taking off is always allowed). */
+		if ((r->type == PRIV_ADDR || r->type == PRIV_ROUTE) && r->flag &&
+		    !configured(dev, r)) {
+			log_warnx("monitor: %s refused: not in %s's configuration",
+				  priv_type_name(r->type), dev);
+			return EPERM;
+		}
 		if (r->type == PRIV_LINK_UP)
 			e = nl_link_up(r->ifindex);
 		else if (r->type == PRIV_ADDR)
@@ -601,7 +648,7 @@ int privsep_start(const char *config, privsep_load_fn load, const struct sitd_co
 	mon.config = config;
 	mon.load = load;
 	mon.ctl = ctl;
-	if (set_names(conf, n) < 0) {
+	if (set_confs(conf, n) < 0) {
 		kill(pid, SIGTERM);
 		log_fatalx("monitor: out of memory");
 	}

@@ -129,6 +129,9 @@ for what in "a raw socket" "become root again"; do
 done
 check "sandbox: the monitor refuses a TUN device for a name not in the file" grep -q '^  monitor: a TUN device no tunnel is named.* refused (Operation not permitted)' <<<"$out"
 check "... and creates none" bash -c "! ip -n $NS_A link show sitdprobe0 >/dev/null 2>&1"
+check "sandbox: the monitor refuses a route its stanza does not list, on sitd's own device" \
+	grep -q '^  monitor: a default route into the tunnel.* refused (Operation not permitted)' <<<"$out"
+check "... and adds none" bash -c "! ip -n $NS_A -6 route show default | grep -q dev"
 check "sandbox: the monitor refuses another device's MTU" grep -q '^  monitor: the MTU of lo.* refused (Operation not permitted)' <<<"$out"
 check "sandbox: ... an address on lo" grep -q '^  monitor: an address on ifindex 1.* refused (Operation not permitted)' <<<"$out"
 check "sandbox: ... a malformed request" grep -q '^  monitor: a malformed request.* refused (Invalid argument)' <<<"$out"
