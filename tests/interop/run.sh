@@ -175,6 +175,7 @@ teardown() {
 	sitd_down
 	h ip link set $TAP mtu 1500
 	vm 'ip link del sit1 2>/dev/null; ip link del ipip1 2>/dev/null; ip link del auto6 2>/dev/null
+	    ip link del is0 2>/dev/null
 	    for p in 5555 5556; do ip fou del port $p 2>/dev/null; done
 	    tc qdisc del dev eth0 clsact 2>/dev/null
 	    ip link set eth0 mtu 1500; ip route flush cache' >/dev/null 2>&1
@@ -855,11 +856,57 @@ cell_6rd() {
 		"6rd-prefix 2001:db8:6000::/36 6rd-relay_prefix 192.0.2.0/24" 2001:db8:6010::1 2001:db8:6020::1 36
 }
 
+# ISATAP (RFC 5214) against the kernel's: sitd at 192.0.2.1, the kernel's isatap device
+# at 192.0.2.2, neither in the other's PRL.  Each end's link-local is the ISATAP one
+# (fe80::5efe:c000:201 and ...:202, u bit 0 for TEST-NET-1, as __ipv6_isatap_ifid()), and
+# link-local pings go both ways: sitd's outer destination comes from the next hop's
+# embedded address, and each side's isatap_chksrc() takes the other for an on-link host
+# (its address embeds the outer source, its prefix is on the device).  Then, on a prefix
+# both have, the VM pings from a second address that embeds another IPv4 address
+# (192.0.2.99) than the one it sends from: sitd drops those (rx_isatap_src), as the
+# kernel does, until the VM is made a PRL router (`sitd prl`): a router's packets are
+# taken whatever their inner source.
+cell_isatap() {
+	local name="ISATAP: sitd (fe80::5efe:c000:201) and the kernel's isatap device (fe80::5efe:c000:202), link-local ping6 both ways; a source that does not embed the outer one dropped, until its sender is a PRL router"
+	local out ll_h=fe80::5efe:c000:201 ll_v=fe80::5efe:c000:202 p=2001:db8:5efe:: n0 r0
+	teardown
+	sitd_up isatap0 mode isatap local $H4 || { result "$name"; return; }
+	vm "ip tunnel add is0 mode isatap local $V4 ttl 64 || exit 1
+	    ip link set is0 up
+	    for i in \$(seq 30); do ip -6 addr show dev is0 | grep -q $ll_v && exit 0; sleep 0.1; done
+	    ip -6 addr show dev is0; exit 1" >"$LOGDIR/vm-isatap.log" 2>&1 ||
+		bad "kernel isatap device: $(tr '\n' ' ' <"$LOGDIR/vm-isatap.log")"
+	for _ in $(seq 30); do h ip -6 addr show dev isatap0 | grep -q "$ll_h" && break; sleep 0.1; done
+	h ip -6 addr show dev isatap0 | grep -q "$ll_h.*scope link" || bad "sitd's device lacks $ll_h"
+	out=$(h ping -6 -n -c 2 -i 0.3 -W 3 "$ll_v%isatap0" 2>&1)
+	grep -q "bytes from $ll_v" <<<"$out" || bad "host->VM ping6 $ll_v: $(grep -E 'packets|From' <<<"$out" | tr '\n' ' ')"
+	out=$(vm "ping -6 -n -c 2 -i 0.3 -W 3 $ll_h%is0 2>&1")
+	grep -q "bytes from $ll_h" <<<"$out" || bad "VM->host ping6 $ll_h: $(grep -E 'packets|From' <<<"$out" | tr '\n' ' ')"
+	[ "$(sitd_stat drop_rx_isatap_src)" = 0 ] || bad "sitd refused the kernel's packets (rx_isatap_src)"
+	h ip addr add ${p}5efe:c000:201/64 dev isatap0 nodad
+	out=$(vm "ip addr add ${p}5efe:c000:202/64 dev is0 nodad
+	    ping -6 -n -c 2 -i 0.3 -W 3 -I ${p}5efe:c000:202 ${p}5efe:c000:201 2>&1")
+	grep -q "bytes from ${p}5efe:c000:201" <<<"$out" ||
+		bad "VM->host ping6 on the prefix: $(grep -E 'packets|From' <<<"$out" | tr '\n' ' ')"
+	out=$(vm "ip addr add ${p}5efe:c000:263/64 dev is0 nodad
+	    ping -6 -n -c 2 -i 0.3 -W 2 -I ${p}5efe:c000:263 ${p}5efe:c000:201 2>&1")
+	grep -q "bytes from" <<<"$out" && bad "a ping from ${p}5efe:c000:263 (not 192.0.2.2) was answered"
+	n0=$(sitd_stat drop_rx_isatap_src)
+	[ "$n0" -ge 2 ] || bad "sitd counted $n0 rx_isatap_src for it, want 2 or more"
+	ip netns exec "$NS" "$SITD" -S "$LOGDIR/sitd.sock" prl dev isatap0 prl-nodefault $V4 >/dev/null ||
+		bad "sitd prl dev isatap0 prl-nodefault $V4 failed"
+	r0=$(sitd_stat rx_packets)
+	vm "ping -6 -n -c 2 -i 0.3 -W 1 -I ${p}5efe:c000:263 ${p}5efe:c000:201" >/dev/null 2>&1
+	[ "$(sitd_stat drop_rx_isatap_src)" = "$n0" ] && [ "$(sitd_stat rx_packets)" -ge $((r0 + 2)) ] ||
+		bad "with the VM a PRL router, its relayed packets were still refused"
+	result "$name"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
-	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd)
+	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
