@@ -337,11 +337,11 @@ static void probe_line(char *buf, size_t cap, size_t *len, const char *what, lon
 		*len += (size_t)n;
 }
 
-/* A request to the monitor: refused with any errno, or done. */
+/* A request to the monitor: refused with any errno, or allowed (the stanza asks for it). */
 static void monitor_line(char *buf, size_t cap, size_t *len, const char *what, int e)
 {
 	int n = snprintf(buf + *len, cap - *len, "  %-50s %s (%s)\n", what,
-			 e ? "refused" : "done", e ? strerror(e) : "done");
+			 e ? "refused" : "allowed", e ? strerror(e) : "done");
 
 	if (n > 0 && (size_t)n < cap - *len)
 		*len += (size_t)n;
