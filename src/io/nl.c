@@ -166,19 +166,23 @@ static struct mnl_socket *nl_request_open(uint32_t *port)
 	return nl;
 }
 
-/* Send one request on a socket of its own and wait for the kernel's answer: 0 or -errno. */
-static int nl_talk(struct nlmsghdr *nlh)
+/*
+ * One request on a socket of its own, and the kernel's answer: through cb when given (a
+ * get), else the ack (NLM_F_ACK: an NLMSG_ERROR with error 0).  0 or -errno, the
+ * kernel's NLMSG_ERROR included.
+ */
+static int nl_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	char buf[8192];
 	static uint32_t seq_next = 1;
 	uint32_t seq = seq_next++, port;
 	struct mnl_socket *nl = nl_request_open(&port);
-	int r = -EIO;
+	int r;
 	ssize_t n;
 
 	if (!nl)
 		return -errno;
-	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_flags |= NLM_F_REQUEST | (cb ? 0 : NLM_F_ACK);
 	nlh->nlmsg_seq = seq;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		r = -errno;
@@ -189,11 +193,15 @@ static int nl_talk(struct nlmsghdr *nlh)
 		r = -errno;
 		goto out;
 	}
-	/* The ack is an NLMSG_ERROR with error 0; mnl_cb_run returns -1 with errno for others. */
-	r = mnl_cb_run(buf, (size_t)n, seq, port, NULL, NULL) < 0 ? -errno : 0;
+	r = mnl_cb_run(buf, (size_t)n, seq, port, cb, data) < 0 ? -errno : 0;
 out:
 	mnl_socket_close(nl);
 	return r;
+}
+
+static int nl_talk(struct nlmsghdr *nlh)
+{
+	return nl_request(nlh, NULL, NULL);
 }
 
 int nl_link_up(unsigned ifindex)
@@ -338,34 +346,6 @@ int nl_isatap_setup(unsigned ifindex, const uint8_t token[16])
 
 /* ---- lookups: the next hop toward an IPv4 address, its link-layer address ------------ */
 
-/* One request, its one answer through cb: 0 or -errno (the kernel's NLMSG_ERROR too). */
-static int nl_get(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
-{
-	char buf[8192];
-	uint32_t port;
-	struct mnl_socket *nl = nl_request_open(&port);
-	int r;
-	ssize_t n;
-
-	if (!nl)
-		return -errno;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = 1;
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
-		r = -errno;
-		goto out;
-	}
-	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-	if (n < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = mnl_cb_run(buf, (size_t)n, 1, port, cb, data) < 0 ? -errno : 0;
-out:
-	mnl_socket_close(nl);
-	return r;
-}
-
 struct route4 {
 	unsigned oif;
 	uint32_t gw;
@@ -412,7 +392,7 @@ int nl_route_get4(uint32_t dst, uint32_t src, unsigned oif, unsigned *out_oif, u
 	}
 	if (oif)
 		mnl_attr_put_u32(nlh, RTA_OIF, oif);
-	e = nl_get(nlh, route4_cb, &r);
+	e = nl_request(nlh, route4_cb, &r);
 	if (e < 0)
 		return e;
 	/* Local, broadcast, blackhole...: not something to put on a wire by hand. */
@@ -465,7 +445,7 @@ int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed
 	nd->ndm_family = AF_INET;
 	nd->ndm_ifindex = (int)ifindex;
 	mnl_attr_put(nlh, NDA_DST, 4, &be);
-	e = nl_get(nlh, neigh4_cb, &n);
+	e = nl_request(nlh, neigh4_cb, &n);
 	if (e < 0)
 		return e;
 	if (!n.found)
