@@ -136,7 +136,10 @@ static int tun_error(const struct sitd_conf *c)
 			 c->name, (unsigned)getuid());
 	else if (errno == EPERM)
 		log_warn("cannot create TUN device \"%s\": needs CAP_NET_ADMIN (run as root)", c->name);
-	else if (errno == EBUSY || errno == EINVAL)
+	else if (errno == EBUSY)
+		log_warn("cannot take TUN device \"%s\" over: another process holds it (another sitd?)",
+			 c->name);
+	else if (errno == EINVAL)
 		log_warn("cannot create TUN device \"%s\" (does a non-TUN device of that name exist?)",
 			 c->name);
 	else

@@ -6,7 +6,8 @@
 #    turn the first connection into "No route to host";
 #  - the same tunnel name in two network namespaces, default control paths: each
 #    `sitd show` run inside a namespace answers for that namespace's tunnel;
-#  - two sitd in one namespace, default paths: `sitd show` asks both;
+#  - two sitd in one namespace, default paths: `sitd show` asks both; a third for a
+#    device the first runs is refused with a clear line and disturbs nothing;
 #  - a control client that dribbles a byte every 0.9 s, one that never reads, and more
 #    silent ones than the daemon serves at once: `show` and SIGTERM still answer in time.
 # Topology: lib.sh.
@@ -82,6 +83,18 @@ wait_dev "$NS_A" sit2 || die "sit2 did not appear"
 for _ in $(seq 50); do [ -S "${DIRS[0]}/sit2.sock" ] && break; sleep 0.1; done
 expect_eq "two sitd in A: show lists both tunnels" "$(na "$SITD" show -j | jq -rs '[.[][].ifname] | sort | join(",")')" \
 	"sit1,sit2"
+
+# A third sitd in A for a device the first one runs (its own control socket): refused,
+# saying so, and the first one's tunnel is untouched.
+tun_up "$NS_A" sit1 $A6
+tun_up "$NS_B" sit1 $B6
+ifa=$(ip -n "$NS_A" -o link show sit1 | cut -d: -f1)
+run_sitd "$NS_A" dup-a -S "$LOGDIR/dup.sock" sit1 mode sit remote $B4 local $A4
+wait "$LAST_PID"
+expect_eq "the same device twice: the second sitd exits 1" "$?" 1
+check "... saying another process holds it" grep -q 'cannot take TUN device "sit1" over: another process holds it' "$LOGDIR/dup-a.log"
+expect_eq "... and sit1 is still the first one's (same ifindex)" "$(ip -n "$NS_A" -o link show sit1 | cut -d: -f1)" "$ifa"
+check "... carrying traffic" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
 
 # A file where the socket would go is not ours: left alone, and a clear error.
 touch "${DIRS[1]}/sit9.sock"
