@@ -48,16 +48,22 @@ cpu_ticks() {	# cpu_ticks PID...: "user system" ticks of these processes (all th
 # both PID: a sitd's two processes, the monitor PID and its packet process.
 both() { echo "$1 $(packet_pid "$1")"; }
 
-# iperf ADDR: receiver Mbit/s of one run, one stream, cubic; from A to B, or from B to A
-# when DIR=ba.
+# iperf ADDR: receiver Mbit/s of one run, STREAMS streams (default one; with several the
+# total), cubic; from A to B, or from B to A when DIR=ba.  The machine's idle share
+# during the run goes to $LOGDIR/idle.
 DIR=ab
+STREAMS=1
+idle_ticks() { awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 iperf() {
-	local srv=nb cli=na
+	local srv=nb cli=na i0 t0 i1 t1
 	[ "$DIR" = ba ] && srv=na cli=nb
 	$srv iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
 	sleep 0.3
-	$cli iperf3 -c "$1" -p 5201 -t "$SECS" -C cubic -f m 2>/dev/null |
+	read -r i0 t0 < <(idle_ticks)
+	$cli iperf3 -c "$1" -p 5201 -t "$SECS" -P "$STREAMS" -C cubic -f m 2>/dev/null |
 		awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i+1) == "Mbits/sec") v = $i } END { print v + 0 }'
+	read -r i1 t1 < <(idle_ticks)
+	awk -v i=$((i1 - i0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f\n", (t > 0 ? 100 * i / t : 0) }' >>"$LOGDIR/idle"
 }
 
 # measure ADDR PIDS...: one run; prints "Mbit/s cpu_s_per_GB user_s_per_GB".
@@ -111,6 +117,10 @@ row_sit-ba() { DIR=ba sitd_row sit $A6; }
 row_sit-pkt() { SITD_OPTS="-T packet" sitd_row sit $B6; }
 row_sit-pkt-off() { SITD_OPTS="-T packet" sitd_row sit $B6 -- tso off; }
 row_ipip-pkt() { SITD_OPTS="-T packet" sitd_row ipip $B4IN; }
+# Four streams through one tunnel (one TUN queue, one worker per direction's device):
+# with the idle share, whether a second queue would have a core to run on.
+row_veth-p4() { STREAMS=4 row_veth; }
+row_sit-p4() { STREAMS=4 sitd_row sit $B6; }
 
 # The same tunnel as sit-on, first of 1000 in A's sitd (the 999 others idle, to remotes
 # that do not answer, half with local any so every class of the lookup is filled).
@@ -192,13 +202,16 @@ declare -A LABEL=(
 	[many-ab]="... beside 999 idle, A to B" [many-ba]="... beside 999 idle, B to A"
 	[sit-pkt]="sitd sit, TSO on, -T packet" [sit-pkt-off]="sitd sit, TSO off, -T packet"
 	[ipip-pkt]="sitd ipip, TSO on, -T packet"
+	[veth-p4]="bare veth, 4 streams" [sit-p4]="sitd sit, TSO on, 4 streams"
 )
 declare -A MED CPU
 echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
 echo
-printf '%-32s %9s %17s %10s %9s %9s\n' "row" "Gbit/s" "range" "CPU s/GB" "of it usr" "vs veth"
+printf '%-32s %9s %17s %10s %9s %9s %6s\n' "row" "Gbit/s" "range" "CPU s/GB" "of it usr" "vs veth" "idle"
 for r in $ROWS; do
+	: >"$LOGDIR/idle"
 	out=$(row_$r)
+	idle=$(sort -n "$LOGDIR/idle" | median)
 	# median and range of the runs; CPU: median of the runs that have one
 	med=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | median)
 	lo=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | head -n 1)
@@ -208,8 +221,8 @@ for r in $ROWS; do
 	MED[$r]=$med
 	CPU[$r]=$cpu
 	base=${MED[veth]:-}
-	printf '%-32s %9s %17s %10s %9s %9s\n' "${LABEL[$r]}" "$med" "$lo - $hi" "$cpu" "$usr" \
-		"$([ -n "$base" ] && awk -v a="$med" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
+	printf '%-32s %9s %17s %10s %9s %9s %5s%%\n' "${LABEL[$r]}" "$med" "$lo - $hi" "$cpu" "$usr" \
+		"$([ -n "$base" ] && awk -v a="$med" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" "$idle"
 done
 echo
 ratio() { awk -v a="${MED[$1]:-0}" -v b="${MED[$2]:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
