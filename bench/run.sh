@@ -18,7 +18,9 @@
 # --auth none); sit-ba (sit-on, data from B to A), many-ab and many-ba (the same tunnel
 # beside 999 idle ones in A's sitd, from one file: each packet into A is looked up among
 # 1000; also the time the 1000 take to start, A's memory and threads); sit-pkt,
-# sit-pkt-off and ipip-pkt (-T packet at both ends: outer packets through AF_PACKET).
+# sit-pkt-off and ipip-pkt (-T packet at both ends: outer packets through AF_PACKET);
+# veth-p4 and sit-p4 (iperf3 -P 4).  The last column is the machine's idle share during
+# the runs (median): near 0 %, the machine, not the path, is the limit.
 set -u
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "bench/run.sh: run as root" >&2; exit 1; }
