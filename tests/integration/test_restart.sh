@@ -7,7 +7,9 @@
 #  - kill -9 of A's packet process, then of A's monitor, each in the middle of a 200 MB
 #    transfer, and a new start: same ifindex, addresses and routes, sha256 equal;
 #  - SIGTERM and a new start of B's sitd (what `systemctl restart` does) in the middle of
-#    another: the same.
+#    another: the same;
+#  - A through the unit's own ExecStart and ExecReload lines, and a `systemctl restart`
+#    (SIGTERM to the main pid, ExecStart again) mid-transfer: the same.
 # Topology: lib.sh; A's tunnel from a file, B's from the command line with an address.
 . "$(dirname "$0")/lib.sh"
 require_root ping socat sha256sum jq
@@ -101,6 +103,41 @@ PID_B=$LAST_PID
 check "SIGTERM and a new start of the receiver: the 200 MB arrive, sha256 equal" wait "$BG"
 expect_eq "... same ifindex" "$(ifindex_of "$NS_B")" "$ifb"
 expect_eq "... same address" "$(addr_of "$NS_B")" "$B6/64"
+
+# Through the unit's own command lines, as systemd runs them (there is no systemd here):
+# ExecStart with this test's binary, file and user; ExecReload (SIGHUP to the main pid,
+# the monitor, which forwards it); `systemctl restart` (SIGTERM to the main pid, then
+# ExecStart) in the middle of a transfer.
+unit=$(dirname "$0")/../../contrib/sitd.service
+start_line=$(sed -n 's/^ExecStart=//p' "$unit")
+reload_line=$(sed -n 's/^ExecReload=//p' "$unit")
+args=${start_line#* }
+args=${args/-u sitd/-u nobody}
+args=${args/\/etc\/sitd.conf/$conf}
+expect_eq "the unit's ExecStart, for this test" "$args" "-u nobody -c $conf"
+kill -TERM "$PID_A"
+wait "$PID_A" 2>/dev/null
+# shellcheck disable=SC2086
+start_sitd "$NS_A" sitd-unit $args
+PID_A=$LAST_PID
+write_conf "ttl 64" "address 2001:db8:65::1/64" "address 2001:db8:66::1/64" "route 2001:db8:99::/48"
+MAINPID=$PID_A bash -c "$reload_line"
+for _ in $(seq 30); do addr_of "$NS_A" | grep -q 2001:db8:66::1 && break; sleep 0.1; done
+expect_eq "ExecReload (SIGHUP to the monitor): the new address is on the device" "$(addr_of "$NS_A")" \
+	"$A6/64,2001:db8:65::1/64,2001:db8:66::1/64"
+transfer_bg $B6
+sleep 0.1
+check "the transfer is under way at systemctl restart" alive "$BG"
+kill -TERM "$PID_A"
+wait "$PID_A" 2>/dev/null
+expect_eq "... the main pid exits 0 on SIGTERM" "$?" 0
+# shellcheck disable=SC2086
+start_sitd "$NS_A" sitd-unit2 $args
+PID_A=$LAST_PID
+check "systemctl restart mid-transfer: the 200 MB arrive, sha256 equal" wait "$BG"
+expect_eq "... same ifindex" "$(ifindex_of "$NS_A")" "$ifa"
+expect_eq "... same addresses" "$(addr_of "$NS_A")" "$A6/64,2001:db8:65::1/64,2001:db8:66::1/64"
+expect_eq "... same route" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
 
 # The stanza goes: the device goes, and its addresses and routes with it.
 echo "tunnel other mode sit remote 192.0.2.9 local $A4" >"$conf"
