@@ -11,8 +11,8 @@
  *
  * Within a class, a tunnel bound to a device (`dev`) matches only packets that arrived
  * on it; an unbound one matches any; a tunnel whose device is down matches nothing (the
- * kernel's `t->dev->flags & IFF_UP`), so the next class may answer.  Two tunnels with the same remote, local and
- * device cannot both exist (the kernel answers EEXIST).
+ * kernel's `t->dev->flags & IFF_UP`), so the next class may answer.  Two tunnels with
+ * the same remote, local and device cannot both exist (the kernel answers EEXIST).
  *
  * A table is built whole from a list of entries into memory the caller provides, and is
  * never changed afterwards: the daemon builds a new one on every change and publishes it,

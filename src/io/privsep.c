@@ -25,6 +25,12 @@
 #include "tun.h"
 
 static int chan = -1;			/* the child's end */
+
+/* Room for one descriptor's SCM_RIGHTS, aligned as a cmsghdr. */
+union cmsg_fd {
+	struct cmsghdr align;
+	char buf[CMSG_SPACE(sizeof(int))];
+};
 static pthread_mutex_t chan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the child's side ------------------------------------------------------------- */
@@ -32,10 +38,10 @@ static pthread_mutex_t chan_lock = PTHREAD_MUTEX_INITIALIZER;
 /* One request, one answer; *fd gets the descriptor that came along, if any. */
 static int call(const void *req, size_t len, struct priv_rep *rep, int *fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union cmsg_fd cbuf;
 	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+			    .msg_controllen = sizeof(cbuf.buf) };
 	ssize_t n;
 
 	if (fd)
@@ -509,16 +515,16 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 
 static void reply(struct priv_rep *rep, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union cmsg_fd cbuf;
 	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 
 	if (fd >= 0) {
 		struct cmsghdr *c;
 
-		memset(cbuf, 0, sizeof(cbuf));
-		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
+		memset(&cbuf, 0, sizeof(cbuf));
+		m.msg_control = cbuf.buf;
+		m.msg_controllen = sizeof(cbuf.buf);
 		c = CMSG_FIRSTHDR(&m);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;

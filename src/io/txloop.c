@@ -109,14 +109,14 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 	}
 	while (i < n) {
 		/* A run of messages that go the same way, in order. */
-		bool viaL2 = w->l2out[i];
+		bool framed = w->l2out[i];
 		unsigned run = 1;
 		int r;
 
-		while (i + run < n && w->l2out[i + run] == viaL2)
+		while (i + run < n && w->l2out[i + run] == framed)
 			run++;
-		r = sendmmsg(viaL2 ? w->pkt_tx : w->raw_tx, w->tmsgs + i, run, 0);
-		if (r < 0 && viaL2) {
+		r = sendmmsg(framed ? w->pkt_tx : w->raw_tx, w->tmsgs + i, run, 0);
+		if (r < 0 && framed) {
 			/* The device went, or its address: these go the kernel's way; the control
 			 * thread looks the next hop up again. */
 			__atomic_store_n(&t->l2_bad, 1, __ATOMIC_RELAXED);
@@ -146,7 +146,7 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 		for (int k = 0; k < r; k++)
 			STAT_ADD(st->tx_bytes, tx->out[i + k].len);
 		STAT_ADD(st->tx_packets, (uint64_t)r);
-		if (viaL2)
+		if (framed)
 			STAT_ADD(st->tx_packet_socket, (uint64_t)r);
 		i += (unsigned)r;
 	}
