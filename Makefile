@@ -50,6 +50,9 @@ $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The version is debian/changelog's: a new entry rebuilds what prints it.
+$(O)/src/main.o $(O)/asan/src/main.o: debian/changelog
+
 $(O)/asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -O1 -c -o $@ $<
