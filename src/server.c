@@ -697,10 +697,9 @@ static void listen_ctl(struct server *s, const struct sitd_conf *c)
 		path = dflt;
 	}
 	/* The monitor removes it at the end: the directory stays root's. */
-	if (ctl_listen(&s->ctl, path, o->gid, (uid_t)-1) < 0) {
+	if (ctl_listen(&s->ctl, path, o->gid) < 0) {
 		int e = errno;
 
-		errno = e;
 		if (e == EADDRINUSE)
 			log_fatalx("%s: another sitd answers there (use -S PATH)", path);
 		if (e == EEXIST)

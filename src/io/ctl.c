@@ -39,8 +39,9 @@ int ctl_dir(char *buf, size_t len)
 	return 0;
 }
 
-/* mkdir -p for the socket's directory: each missing component 0755. */
-static int make_dirs(const char *path, uid_t owner)
+/* mkdir -p for the socket's directory: each missing component 0755, root's (the monitor
+ * removes the socket at the end). */
+static int make_dirs(const char *path)
 {
 	char dir[108];
 	char *slash;
@@ -62,18 +63,12 @@ static int make_dirs(const char *path, uid_t owner)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(dir, 0755) < 0) {
-		if (errno != EEXIST)
-			return -1;
-		return 0;
-	}
-	/* A new directory: give it to the user sitd becomes, who removes the socket. */
-	if (owner != (uid_t)-1 && chown(dir, owner, (gid_t)-1) < 0)
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -1;
 	return 0;
 }
 
-int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid, uid_t owner)
+int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid)
 {
 	struct sockaddr_un sa;
 	struct stat st;
@@ -81,7 +76,7 @@ int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid, uid_t owner)
 	int fd, err;
 
 	l->fd = -1;
-	if (addr_of(path, &sa) < 0 || make_dirs(path, owner) < 0)
+	if (addr_of(path, &sa) < 0 || make_dirs(path) < 0)
 		return -1;
 	if (lstat(path, &st) == 0) {
 		int probe;
@@ -114,7 +109,7 @@ int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid, uid_t owner)
 		return -1;
 	}
 	umask(old);
-	if ((gid != (gid_t)-1 && chown(path, owner, gid) < 0) || chmod(path, 0660) < 0 ||
+	if ((gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) || chmod(path, 0660) < 0 ||
 	    lstat(path, &st) < 0 || listen(fd, 16) < 0) {
 		err = errno;
 		unlink(path);

@@ -29,12 +29,11 @@ struct ctl_listener {
 
 /*
  * Listen on path, mode 0660 and group gid (-1: unchanged), its directory created (mode
- * 0755, owned by `owner` when not -1, so that an unprivileged sitd can remove the socket
- * at exit).  A stale socket is replaced; a live one is an error (EADDRINUSE), and so is a
+ * 0755; the monitor, which stays root, removes the socket at exit).  A stale socket is replaced; a live one is an error (EADDRINUSE), and so is a
  * file that is not a socket (EEXIST): nothing but a socket is ever removed.  The socket is
  * created with mode 0600 and only then opened to the group: never wider than promised.
  */
-int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid, uid_t owner);
+int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid);
 
 /* Remove the socket, if the path still names the one ctl_listen bound. */
 void ctl_unlink(const struct ctl_listener *l);

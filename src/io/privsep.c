@@ -118,6 +118,15 @@ int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 	return fd;
 }
 
+/* A request that is its type alone, answered with an fd. */
+static int call_type_fd(enum priv_type type)
+{
+	struct priv_req r = { .type = (uint16_t)type };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
 int ps_raw_open(uint8_t proto)
 {
 	struct priv_req r = { .type = PRIV_RAW_OPEN, .proto = proto };
@@ -128,18 +137,12 @@ int ps_raw_open(uint8_t proto)
 
 int ps_raw_send_open(void)
 {
-	struct priv_req r = { .type = PRIV_RAW_SEND_OPEN };
-	struct priv_rep rep;
-
-	return call_fd(&r, &rep);
+	return call_type_fd(PRIV_RAW_SEND_OPEN);
 }
 
 int ps_icmp6_open(void)
 {
-	struct priv_req r = { .type = PRIV_ICMP6_OPEN };
-	struct priv_rep rep;
-
-	return call_fd(&r, &rep);
+	return call_type_fd(PRIV_ICMP6_OPEN);
 }
 
 int ps_udp_rx_open(uint16_t port)
@@ -162,18 +165,12 @@ int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_
 
 int ps_packet_open(void)
 {
-	struct priv_req r = { .type = PRIV_PACKET_OPEN };
-	struct priv_rep rep;
-
-	return call_fd(&r, &rep);
+	return call_type_fd(PRIV_PACKET_OPEN);
 }
 
 int ps_config_open(void)
 {
-	struct priv_req r = { .type = PRIV_CONFIG_OPEN };
-	struct priv_rep rep;
-
-	return call_fd(&r, &rep);
+	return call_type_fd(PRIV_CONFIG_OPEN);
 }
 
 int ps_link_set_mtu(const char *name, unsigned mtu)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -93,6 +94,17 @@ int link_is_up(const char *name)
 
 	memset(&ifr, 0, sizeof(ifr));
 	return ifreq_ioctl(name, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP);
+}
+
+int link_get_ether(const char *name, uint8_t mac[6])
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ifreq_ioctl(name, SIOCGIFHWADDR, &ifr) < 0 || ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+		return -1;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return 0;
 }
 
 int link_get_mtu(const char *name)

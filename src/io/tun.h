@@ -18,6 +18,8 @@ int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 int tun_delete(int fd);
 
 int link_get_mtu(const char *name);
+/* An Ethernet device's address: 0, or -1 (not Ethernet, or gone). */
+int link_get_ether(const char *name, uint8_t mac[6]);
 /* 1 when the device is up (IFF_UP), else 0. */
 int link_is_up(const char *name);
 int link_set_mtu(const char *name, unsigned mtu);

@@ -17,12 +17,10 @@
 #include <linux/rtnetlink.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
-#include <net/if_arp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -343,7 +341,6 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		goto fail;
 	}
 	t->ifindex = if_nametoindex(c->name);
-	t->up = link_is_up(c->name);
 
 	if (c->encap != SITD_ENCAP_NONE) {
 		t->path[0] = outer_get(d, c, OUTER_UDP, closing);
@@ -394,7 +391,8 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	}
 	sitd_rx_init(&t->rx, &t->conf, &t->rx_stats);
 	tunnel_configure(d, t);
-	t->up = link_is_up(c->name);	/* perhaps just set up by tunnel_configure */
+	/* Read once configured (tunnel_configure may set it up), before the table has it. */
+	t->up = link_is_up(c->name);
 	l2_resolve(d, t);
 
 	sitd_conf_format(&t->conf, desc, sizeof(desc));
@@ -782,29 +780,6 @@ static void isatap_solicit(struct sitd_daemon *d, struct tunnel *t, uint64_t now
 	t->rs_next = now + (t->rs_sent < 3 ? 1000000000ull : 60000000000ull);
 }
 
-/* The device's Ethernet address and MTU, by index: 0, or -1 (not Ethernet, gone). */
-static int ether_of(unsigned ifindex, uint8_t mac[6], uint32_t *mtu)
-{
-	struct ifreq ifr;
-	int fd, r = -1;
-
-	memset(&ifr, 0, sizeof(ifr));
-	if (!if_indextoname(ifindex, ifr.ifr_name))
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0 && ifr.ifr_hwaddr.sa_family == ARPHRD_ETHER) {
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-		if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0) {
-			*mtu = (uint32_t)ifr.ifr_mtu;
-			r = 0;
-		}
-	}
-	close(fd);
-	return r;
-}
-
 /*
  * -T packet: the tunnel's outer packets as whole Ethernet frames, straight to the device
  * (doc/architecture.md, "-T packet").  For a tunnel with a fixed remote and local and no
@@ -817,15 +792,19 @@ void l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 {
 	const struct sitd_conf *c = &t->conf;
 	struct l2path n = { 0 }, *old = t->l2, *p = NULL;
+	char dev[IF_NAMESIZE];
 	uint32_t nexthop;
 	uint8_t src[6];
+	int mtu;
 	bool bad = __atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED), confirmed = false;
 
 	if (!d->tx_packet || c->encap != SITD_ENCAP_NONE || !c->remote || !c->local)
 		return;
 	if (nl_route_get4(c->remote, c->local, t->link, &n.ifindex, &nexthop) == 0 &&
-	    ether_of(n.ifindex, src, &n.mtu) == 0 &&
+	    if_indextoname(n.ifindex, dev) && link_get_ether(dev, src) == 0 &&
+	    (mtu = link_get_mtu(dev)) > 0 &&
 	    nl_neigh_get4(n.ifindex, nexthop, n.eth, &confirmed) == 0) {
+		n.mtu = (uint32_t)mtu;
 		memcpy(n.eth + 6, src, 6);
 		n.eth[12] = 0x08;	/* ETH_P_IP */
 		n.eth[13] = 0x00;
@@ -877,22 +856,21 @@ void daemon_tick(struct sitd_daemon *d)
 
 /* ---- link notifications ---------------------------------------------------------- */
 
-/* A tunnel's device went up or down: the lookup skips it while down (table.h). */
-static void link_flags(void *arg, unsigned ifindex, unsigned flags)
-{
-	struct sitd_daemon *d = arg;
-
-	for (unsigned i = 0; i < d->n; i++)
-		if (d->t[i]->ifindex == ifindex)
-			__atomic_store_n(&d->t[i]->up, (flags & IFF_UP) != 0, __ATOMIC_RELAXED);
-}
-
 static struct tunnel *by_ifindex(struct sitd_daemon *d, unsigned ifindex)
 {
 	for (unsigned i = 0; i < d->n; i++)
 		if (d->t[i]->ifindex == ifindex)
 			return d->t[i];
 	return NULL;
+}
+
+/* A tunnel's device went up or down: the lookup skips it while down (table.h). */
+static void link_flags(void *arg, unsigned ifindex, unsigned flags)
+{
+	struct tunnel *t = by_ifindex(arg, ifindex);
+
+	if (t)
+		__atomic_store_n(&t->up, (flags & IFF_UP) != 0, __ATOMIC_RELAXED);
 }
 
 /*
