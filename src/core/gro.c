@@ -62,6 +62,76 @@ static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const ui
 }
 
 /*
+ * A TCP packet the receiving kernel's GRO merged (gro.h): its checksum field holds the
+ * pseudo-header sum over its length, as tcp4/tcp6_gro_complete() leave it, and the kernel
+ * verified each segment before it merged them.  Fills the item's vnet header: NEEDS_CSUM,
+ * and GSO when it is longer than one segment of the tunnel's MTU (CWR: GSO_ECN, as
+ * tcp_gro_complete() sets SKB_GSO_TCP_ECN).  Checked before the full checksum, which a
+ * 64 KB packet would cost.  One complete packet in 65536 holds that value by chance: one
+ * within a segment's size is told apart by its full checksum (and one longer, from a
+ * peer with a larger MTU, would still be delivered intact).
+ */
+static bool kernel_merged(const struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p,
+			  uint32_t len)
+{
+	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM, .csum_offset = TCP_CSUM };
+	unsigned l3len, thlen, seg, mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
+	uint32_t sum;
+
+	if (len < IPV4_HDR_LEN + TCP_HDR_LEN)
+		return false;
+	if (ip_version(p) == 4) {
+		if (p[IP4_VIHL] != 0x45 || p[IP4_PROTO] != IPPROTO_TCP ||
+		    (rd16(p + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)))
+			return false;
+		l3len = IPV4_HDR_LEN;
+		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_TCP, len - l3len);
+	} else if (ip_version(p) == 6) {
+		if (p[IP6_NXT] != IPPROTO_TCP || len < IPV6_HDR_LEN + TCP_HDR_LEN)
+			return false;
+		l3len = IPV6_HDR_LEN;
+		sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_TCP, len - l3len);
+	} else {
+		return false;
+	}
+	thlen = (p[l3len + TCP_OFF] >> 4) * 4u;
+	if (thlen < TCP_HDR_LEN || l3len + thlen > len || csum_ld16(p + l3len + TCP_CSUM) != csum_fold(sum))
+		return false;
+	seg = mtu > l3len + thlen ? mtu - l3len - thlen : 0;
+	if (len - l3len - thlen <= seg && tcp_csum_ok(p, ip_version(p), l3len, len))
+		return false;
+	it->version = (uint8_t)ip_version(p);
+	it->l3len = (uint16_t)l3len;
+	it->hdrlen = (uint16_t)(l3len + thlen);
+	it->total = len;
+	vh.csum_start = it->l3len;
+	if (seg && len - it->hdrlen > seg) {
+		vh.gso_type = it->version == 4 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6;
+		if (p[l3len + TCP_FLAGS] & TCP_CWR)
+			vh.gso_type |= VNET_GSO_ECN;
+		vh.gso_size = (uint16_t)seg;
+		vh.hdr_len = it->hdrlen;
+	}
+	it->gso_size = vh.gso_size;
+	vnet_hdr_write(it->vnet, &vh);
+	return true;
+}
+
+/* Drop a kernel-merged item's GSO, keeping NEEDS_CSUM; false when it has none. */
+bool sitd_gro_kernel_nogso(struct sitd_gro *g, unsigned i)
+{
+	struct sitd_gro_item *it = &g->item[i];
+	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM, .csum_start = it->l3len,
+				    .csum_offset = TCP_CSUM };
+
+	if (!it->kernel || !it->gso_size)
+		return false;
+	it->gso_size = 0;
+	vnet_hdr_write(it->vnet, &vh);
+	return true;
+}
+
+/*
  * For a TCP packet that will not merge: where its ports are, so that later segments of
  * its flow do not jump over it into an older item.  0 when it is not TCP (or its ports
  * are not in this packet).
@@ -129,6 +199,16 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 	g->pkt[idx].p = p;
 	g->pkt[idx].len = len;
 
+	it = &g->item[g->nitem];
+	if (kernel_merged(g, it, p, len)) {
+		g->nitem++;
+		it->idx[0] = idx;
+		it->nseg = 1;
+		it->candidate = false;
+		it->closed = it->kernel = true;
+		STAT_INC(g->stats->rx_gro_kernel);
+		return true;
+	}
 	n.candidate = g->enabled && gro_candidate(g, &n, p, len);
 	if (n.candidate) {
 		/* Only the newest item of a flow may grow: never reorder within a flow. */
@@ -164,6 +244,7 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 	it->nseg = 1;
 	it->candidate = n.candidate;
 	it->closed = true;
+	it->kernel = false;
 	if (!n.candidate) {
 		it->l3len = g->enabled ? tcp_l3len(p, len) : 0;
 		it->version = (uint8_t)ip_version(p);
@@ -235,7 +316,7 @@ unsigned sitd_gro_finish(struct sitd_gro *g)
 				g->iov[k++].iov_len = g->pkt[it->idx[s]].len - it->hdrlen;
 			}
 			STAT_INC(g->stats->rx_gro_packets);
-		} else {
+		} else if (!it->kernel) {	/* a kernel merge has its header already */
 			struct sitd_vnet_hdr vh = { 0 };
 
 			/* Verified above: spare the kernel a second pass over the bytes. */

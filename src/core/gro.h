@@ -15,6 +15,13 @@
  * goes up alone for the kernel to drop.  Nothing is reordered within a flow, and the
  * table is flushed at the end of each batch: no timers.
  *
+ * The receiving device's own GRO may have merged segments before sitd reads them (NICs
+ * and virtio_net do; veth with NAPI): the raw socket then gives one packet of up to 64 KB
+ * whose TCP checksum field holds only the pseudo-header sum, as tcp_gro_complete() leaves
+ * it (CHECKSUM_PARTIAL).  Such a packet goes up alone as the super-packet it is, with
+ * NEEDS_CSUM and, being longer than one segment, GSO at the tunnel MTU's segment size
+ * (the raw socket does not tell the sender's; doc/kernel.md "Merged by the kernel").
+ *
  * Zero copy: an output is [vnet header][head packet][payloads of the segments after it],
  * as iovecs into the receive buffers, which must stay untouched until it is written.
  */
@@ -40,6 +47,7 @@ struct sitd_gro_item {
 	bool candidate;			/* a verified TCP segment that may merge */
 	bool closed;			/* PSH seen, or a short segment: no more appends */
 	bool psh;
+	bool kernel;			/* merged by the receiving device's GRO (see above) */
 	uint8_t version;
 	uint16_t l3len, hdrlen;		/* IP header, IP + TCP headers */
 	uint16_t gso_size;
@@ -52,6 +60,7 @@ struct sitd_gro_item {
 
 struct sitd_gro {
 	bool enabled;
+	uint16_t mtu;			/* the tunnel's: the segment size of a kernel merge */
 	struct sitd_stats *stats;
 	unsigned npkt, nitem;
 	struct {
@@ -84,5 +93,8 @@ static inline void sitd_gro_reset(struct sitd_gro *g)
  * then be written one by one: g->pkt[item->idx[k]], with a zeroed vnet header.
  */
 void sitd_gro_unmerge(struct sitd_gro *g, unsigned i);
+
+/* The same for an item the kernel merged: written again without GSO (false: it had none). */
+bool sitd_gro_kernel_nogso(struct sitd_gro *g, unsigned i);
 
 #endif

@@ -41,6 +41,13 @@ static void rx_write(struct worker *w, struct tunnel *t, unsigned i)
 		STAT_ADD(st->rx_bytes, bytes);
 		return;
 	}
+	/* A kernel merge the device refuses with GSO goes up as one long packet. */
+	if (errno == EINVAL && sitd_gro_kernel_nogso(g, i) &&
+	    writev(t->tun_fd, g->iov + g->iov_start[i], (int)g->iov_cnt[i]) >= 0) {
+		STAT_INC(st->rx_packets);
+		STAT_ADD(st->rx_bytes, bytes);
+		return;
+	}
 	if (errno != EINVAL || it->nseg == 1) {
 		STAT_ADD(st->drop[errno == EIO ? SITD_DROP_tun_down : SITD_DROP_tun_write_error],
 			 it->nseg);
@@ -92,6 +99,7 @@ static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len
 		w->gro_t = t;
 		w->gro.enabled = !t->conf.nogro && !t->gro_off;
 		w->gro.stats = &t->rx_stats;
+		w->gro.mtu = (uint16_t)__atomic_load_n(&t->conf.mtu, __ATOMIC_RELAXED);
 	}
 	if (sitd_gro_add(&w->gro, p, len))
 		return;

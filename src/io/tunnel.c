@@ -917,7 +917,7 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 		mtu = fixed;
 	}
 	if (mtu != t->conf.mtu) {
-		t->conf.mtu = mtu;
+		__atomic_store_n(&t->conf.mtu, mtu, __ATOMIC_RELAXED);	/* rx reads it (gro.mtu) */
 		log_info("%s: device mtu %u", t->conf.name, mtu);
 	}
 }

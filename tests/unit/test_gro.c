@@ -859,6 +859,129 @@ static void test_reset_then_lone(void **state)
 	assert_int_equal(st.rx_gro_merged, 1);
 }
 
+/* ---- A packet the receiving kernel's GRO merged ---- */
+
+struct kmerge_case {
+	const char *name;
+	unsigned version;
+	uint32_t payload;
+	uint8_t flags;		/* 0: ACK */
+	bool corrupt;		/* the checksum field neither partial nor complete */
+	bool whole;		/* a complete packet whose field holds the partial value by chance */
+	bool disabled;		/* sitd's own GRO off (nogro) */
+	uint16_t mtu;		/* the tunnel's; 0: not known */
+	/* Expected vnet header: */
+	uint8_t vflags, gso_type;
+	uint16_t gso_size;
+};
+
+/* 12 bytes of timestamps: IPv6 + TCP headers are 72 bytes, IPv4 + TCP 52. */
+static const struct kmerge_case kmerge_cases[] = {
+	{ "kernel merge, IPv6: GSO at the tunnel MTU's segment size", 6, 20000, 0, false, false, false, 1480,
+	  PG_VNET_F_NEEDS_CSUM, 4, 1480 - 72 },
+	{ "kernel merge, IPv4 with CWR: GSO TCPV4 | ECN", 4, 30000, PG_ACK | 0x80, false, false, false, 1480,
+	  PG_VNET_F_NEEDS_CSUM, 1 | 0x80, 1480 - 52 },
+	{ "kernel merge within one segment: NEEDS_CSUM, no GSO", 6, 1408, 0, false, false, false, 1480,
+	  PG_VNET_F_NEEDS_CSUM, 0, 0 },
+	{ "kernel merge, sitd's GRO off: still NEEDS_CSUM and GSO", 6, 9000, 0, false, false, true, 1400,
+	  PG_VNET_F_NEEDS_CSUM, 4, 1400 - 72 },
+	{ "kernel merge, MTU not known: IPv6's minimum", 6, 9000, 0, false, false, false, 0,
+	  PG_VNET_F_NEEDS_CSUM, 4, 1280 - 72 },
+	{ "a wrong checksum is not a kernel merge", 6, 9000, 0, true, false, 0, 1480, 0, 0, 0 },
+	{ "a whole segment with the partial value by chance: verified, not a merge", 6, 1000, 0, false,
+	  true, false, 1480, VF_DATA_VALID, 0, 0 },
+};
+
+/*
+ * The kernel's merge (tcp_gro_complete) leaves the TCP checksum field holding the
+ * pseudo-header sum; it goes up alone, as received, with the vnet header above.
+ */
+static void test_kernel_merged(void **state)
+{
+	const struct kmerge_case *c = *state;
+	static uint8_t big[65536], copy[65536];
+	struct pg_tcp_pkt p = {
+		.version = c->version, .ttl = 64, .df = true, .seq = SEQ0, .ack = ACK0,
+		.flags = c->flags ? c->flags : PG_ACK, .tcp_optlen = 12, .payload = c->payload,
+		.seed = 7, .partial = true,
+	};
+	unsigned l4;
+	size_t len = pg_tcp_packet(big, &p, &l4), flen;
+	uint8_t vh[PG_VNET_LEN];
+
+	if (c->corrupt)
+		big[l4 + 17] ^= 0x40;
+	if (c->whole) {
+		/* Make the full sum come out right by the last payload word, field unchanged. */
+		uint16_t fix = (uint16_t)~pg_fold(pg_sum(big + l4, len - l4,
+			pg_pseudo6(big + 8, big + 24, PG_PROTO_TCP, (uint32_t)(len - l4))));
+		uint32_t w = (uint32_t)pg_get16(big + len - 2) + fix;
+
+		pg_put16(big + len - 2, (uint16_t)((w & 0xffff) + (w >> 16)));
+		assert_true(pg_l4_csum_ok(big, l4, PG_PROTO_TCP));
+	}
+	memcpy(copy, big, len);
+	memset(&st, 0, sizeof(st));
+	sitd_gro_init(&g, !c->disabled, &st);
+	g.mtu = c->mtu;
+	assert_true(sitd_gro_add(&g, big, (uint32_t)len));
+	assert_int_equal(sitd_gro_finish(&g), 1);
+	assert_int_equal(g.iov_cnt[0], 2);
+	flen = pg_flatten(&g.iov[g.iov_start[0]], 2, flat, sizeof(flat));
+	assert_int_equal(flen, PG_VNET_LEN + len);
+	assert_memory_equal(flat + PG_VNET_LEN, copy, len);	/* the packet untouched */
+	if (c->vflags == VF_DATA_VALID)
+		pg_vnet(vh, VF_DATA_VALID, 0, 0, 0, 0, 0);
+	else if (c->vflags)
+		pg_vnet(vh, c->vflags, c->gso_type, c->gso_type ? (uint16_t)(l4 + 32) : 0, c->gso_size,
+			(uint16_t)l4, 16);
+	else
+		memset(vh, 0, sizeof(vh));
+	assert_memory_equal(flat, vh, PG_VNET_LEN);
+	assert_int_equal(st.rx_gro_kernel, c->vflags == PG_VNET_F_NEEDS_CSUM ? 1 : 0);
+	assert_int_equal(st.rx_csum_bad, c->corrupt && !c->disabled ? 1 : 0);
+	assert_int_equal(st.rx_gro_packets, 0);
+
+	/* Written again without GSO when the device refuses it; NEEDS_CSUM stays. */
+	assert_int_equal(sitd_gro_kernel_nogso(&g, 0), c->gso_type != 0);
+	if (c->vflags == PG_VNET_F_NEEDS_CSUM)
+		pg_vnet(vh, c->vflags, 0, 0, 0, (uint16_t)l4, 16);
+	assert_memory_equal(g.item[0].vnet, vh, PG_VNET_LEN);
+	assert_false(sitd_gro_kernel_nogso(&g, 0));
+}
+
+/*
+ * A segment of the same flow after a kernel merge starts an item of its own behind it
+ * (never merged into an older one), and segments after it merge as usual.
+ */
+static void test_kernel_merged_order(void **state)
+{
+	static const struct scen s = { .version = 6, .n = 3, .seg = { {0}, {0}, {0} } };
+	static uint8_t big[16384];
+	struct pg_tcp_pkt p = {
+		.version = 6, .ttl = 64, .seq = SEQ0 - 8000, .ack = ACK0, .flags = PG_ACK,
+		.tcp_optlen = 12, .payload = 8000, .seed = 9, .partial = true,
+	};
+	unsigned l4;
+	size_t len = pg_tcp_packet(big, &p, &l4);
+
+	(void)state;
+	start(&s);
+	g.mtu = 1480;
+	assert_true(sitd_gro_add(&g, big, (uint32_t)len));
+	for (unsigned k = 0; k < 3; k++) {
+		build_seg(k, &s.seg[k]);
+		assert_true(sitd_gro_add(&g, pkts[k], (uint32_t)plen[k]));
+	}
+	assert_int_equal(sitd_gro_finish(&g), 2);
+	assert_true(g.item[0].kernel);
+	assert_int_equal(g.item[0].nseg, 1);
+	assert_false(g.item[1].kernel);
+	assert_int_equal(g.item[1].nseg, 3);
+	assert_int_equal(st.rx_gro_kernel, 1);
+	assert_int_equal(st.rx_gro_packets, 1);
+}
+
 #define ROWS(tab)                                                                          \
 	for (size_t i = 0; i < ARRAY_SIZE(tab); i++)                                       \
 		tests[n++] = (struct CMUnitTest){ .name = tab[i].name, .test_func = test_row,    \
@@ -868,7 +991,8 @@ int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(merge_cases) + ARRAY_SIZE(rule_cases) +
 				ARRAY_SIZE(flow_cases) + ARRAY_SIZE(single_cases) +
-				ARRAY_SIZE(bytes_cases) + ARRAY_SIZE(unmerge_cases) + 5];
+				ARRAY_SIZE(bytes_cases) + ARRAY_SIZE(unmerge_cases) +
+				ARRAY_SIZE(kmerge_cases) + 6];
 	size_t n = 0;
 
 	ROWS(merge_cases);
@@ -886,5 +1010,9 @@ int main(void)
 						  .initial_state = (void *)(uintptr_t)&unmerge_cases[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reset);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reset_then_lone);
+	for (size_t i = 0; i < ARRAY_SIZE(kmerge_cases); i++)
+		tests[n++] = (struct CMUnitTest){ .name = kmerge_cases[i].name, .test_func = test_kernel_merged,
+						  .initial_state = (void *)(uintptr_t)&kmerge_cases[i] };
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_kernel_merged_order);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
