@@ -34,6 +34,7 @@
 	X(rx_inner_version, "inner IP version does not match the outer protocol")            \
 	X(rx_inner_truncated, "inner header or length inconsistent with the bytes left")     \
 	X(rx_ecn, "outer CE on a Not-ECT inner packet (RFC 6040 4.2)")                        \
+	X(rx_gro_udp, "inner UDP datagrams the receiving device's GRO merged (sizes lost)")  \
 	X(rx_gue_version, "GUE version other than 0 and 1")                                    \
 	X(rx_gue_control, "GUE control message")                                              \
 	X(rx_gue_flags, "GUE flags or options sitd does not know")                            \
