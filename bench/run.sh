@@ -10,6 +10,8 @@
 #   BENCH_ROWS="veth sit-on sit-off" bench/run.sh
 #   BENCH_ROWS="sit-on sit-ba many-ab many-ba" bench/run.sh   (the tunnel table)
 #   BENCH_ROWS="veth sit-on sit-pkt sit-off sit-pkt-off ipip-on ipip-pkt" bench/run.sh   (-T packet)
+#   BENCH_ROWS="veth sit-ul sit-ul-gro" bench/run.sh   (B's kernel merging, as a NIC's GRO)
+#   BENCH_ROWS="blast blast-ring" bench/run.sh   (AF_PACKET ring receive against recvmmsg)
 #
 # Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
 # recvmmsg: sitd's outer side can go no faster), sit-on, sit-off (ethtool tso off),
@@ -87,15 +89,22 @@ row_veth() { setup_pair; for _ in $(seq "$RUNS"); do echo "$(iperf $B4) -"; done
 row_blast() {
 	setup_pair
 	for _ in $(seq "$RUNS"); do
-		nb "$BLAST" recv "$SECS" >"$LOGDIR/blast.out" &
+		# shellcheck disable=SC2086
+		nb "$BLAST" ${BLAST_RECV:-recv} "$SECS" >"$LOGDIR/blast.out" &
 		local r=$!
 		sleep 0.3
+		read -r i0 t0 < <(idle_ticks)
 		na "$BLAST" send $A4 $B4 $((SECS + 2))
+		read -r i1 t1 < <(idle_ticks)
+		awk -v i=$((i1 - i0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f\n", (t > 0 ? 100 * i / t : 0) }' >>"$LOGDIR/idle"
 		wait $r
 		echo "$(cut -d' ' -f1 "$LOGDIR/blast.out") -"
 	done
 	teardown
 }
+
+# The same receiver through an AF_PACKET TPACKET_V3 ring on vb (blast.c "ring").
+row_blast-ring() { BLAST_RECV="ring vb" row_blast; }
 
 sitd_row() {	# sitd_row MODE ADDR [sitd args] [-- ethtool features]
 	local mode=$1 addr=$2 args=() feats=()
@@ -106,6 +115,7 @@ sitd_row() {	# sitd_row MODE ADDR [sitd args] [-- ethtool features]
 	setup_pair
 	setup_tunnel "$mode" "${args[@]}"
 	[ ${#feats[@]} = 0 ] || na ethtool -K "$TUN" "${feats[@]}" >/dev/null
+	eval "${UNDERLAY:-:}"
 	for _ in $(seq "$RUNS"); do measure "$addr" $(both "$PID_A") $(both "$PID_B"); done
 	awk '/VmHWM/ { print $2 }' /proc/"$(packet_pid "$PID_A")"/status >"$LOGDIR/rss"
 	teardown
@@ -121,6 +131,15 @@ row_sit-pkt-off() { SITD_OPTS="-T packet" sitd_row sit $B6 -- tso off; }
 row_ipip-pkt() { SITD_OPTS="-T packet" sitd_row ipip $B4IN; }
 # Four streams through one tunnel (one TUN queue, one worker per direction's device):
 # with the idle share, whether a second queue would have a core to run on.
+# B's kernel merging the tunnel's packets before sitd reads them, as a NIC's GRO does
+# (doc/kernel.md "Merged by the kernel"): veth merges with TSO off on A's side and a NAPI
+# thread on B's.  sit-ul is the same underlay without the merging, to compare with.
+# veth's NAPI thread reorders some packets, so compare CPU per GB more than Gbit/s.
+row_sit-ul() { UNDERLAY="na ethtool -K va tso off" sitd_row sit $B6; }
+row_sit-ul-gro() {
+	UNDERLAY="na ethtool -K va tso off; nb ethtool -K vb gro on; nb sh -c 'echo 1 >/sys/class/net/vb/threaded'" \
+		sitd_row sit $B6
+}
 row_veth-p4() { STREAMS=4 row_veth; }
 row_sit-p4() { STREAMS=4 sitd_row sit $B6; }
 
@@ -197,6 +216,7 @@ median() {
 
 declare -A LABEL=(
 	[veth]="bare veth (the limit)" [blast]="raw-socket ceiling (proto 41)"
+	[blast-ring]="... received by a TPACKET_V3 ring"
 	[sit-on]="sitd sit, TSO on" [sit-off]="sitd sit, TSO off" [sit-nopmtu]="sitd sit, nopmtudisc"
 	[ipip-on]="sitd ipip, TSO on" [fou-on]="sitd sit in fou, encap-csum"
 	[gue-on]="sitd sit in gue, encap-csum" [socat]="socat TUN over UDP"
@@ -205,6 +225,7 @@ declare -A LABEL=(
 	[sit-pkt]="sitd sit, TSO on, -T packet" [sit-pkt-off]="sitd sit, TSO off, -T packet"
 	[ipip-pkt]="sitd ipip, TSO on, -T packet"
 	[veth-p4]="bare veth, 4 streams" [sit-p4]="sitd sit, TSO on, 4 streams"
+	[sit-ul]="sitd sit, A's veth TSO off" [sit-ul-gro]="... and B's veth merging (GRO)"
 )
 declare -A MED CPU
 echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
@@ -236,6 +257,10 @@ echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
 	echo "sit -T packet / sit (raw):        $(ratio sit-pkt sit-on)"
 	echo "sit -T packet / bare veth:        $(ratio sit-pkt veth)   (target >= 0.33)"
 }
+[ -n "${MED[blast-ring]:-}" ] && [ -n "${MED[blast]:-}" ] &&
+	echo "receive through a TPACKET_V3 ring / raw socket: $(ratio blast-ring blast)"
+[ -n "${CPU[sit-ul-gro]:-}" ] && [ -n "${CPU[sit-ul]:-}" ] &&
+	echo "CPU per GB, B's kernel merging / not: $(awk -v a="${CPU[sit-ul-gro]}" -v b="${CPU[sit-ul]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')"
 [ -n "${MED[sit-pkt-off]:-}" ] &&
 	echo "sit -T packet, TSO on / off:      $(ratio sit-pkt sit-pkt-off)   (target >= 1.5)"
 [ -n "${CPU[socat]:-}" ] && [ "${CPU[sit-on]:-}" != "-" ] &&
