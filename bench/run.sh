@@ -12,6 +12,7 @@
 #   BENCH_ROWS="veth sit-on sit-pkt sit-off sit-pkt-off ipip-on ipip-pkt" bench/run.sh   (-T packet)
 #   BENCH_ROWS="veth sit-ul sit-ul-gro" bench/run.sh   (B's kernel merging, as a NIC's GRO)
 #   BENCH_ROWS="blast blast-ring" bench/run.sh   (AF_PACKET ring receive against recvmmsg)
+#   BENCH_ROWS="veth sit-on sit-ring sit-off sit-ring-off sit-pkt-ring openvpn socat" bench/run.sh   (-R ring)
 #
 # Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
 # recvmmsg: sitd's outer side can go no faster), sit-on, sit-off (ethtool tso off),
@@ -129,6 +130,11 @@ row_sit-ba() { DIR=ba sitd_row sit $A6; }
 row_sit-pkt() { SITD_OPTS="-T packet" sitd_row sit $B6; }
 row_sit-pkt-off() { SITD_OPTS="-T packet" sitd_row sit $B6 -- tso off; }
 row_ipip-pkt() { SITD_OPTS="-T packet" sitd_row ipip $B4IN; }
+# -R ring at both ends: protocol 41 and 4 read from an AF_PACKET ring; with -T packet too.
+row_sit-ring() { SITD_OPTS="-R ring" sitd_row sit $B6; }
+row_sit-ring-off() { SITD_OPTS="-R ring" sitd_row sit $B6 -- tso off; }
+row_ipip-ring() { SITD_OPTS="-R ring" sitd_row ipip $B4IN; }
+row_sit-pkt-ring() { SITD_OPTS="-T packet -R ring" sitd_row sit $B6; }
 # Four streams through one tunnel (one TUN queue, one worker per direction's device):
 # with the idle share, whether a second queue would have a core to run on.
 # B's kernel merging the tunnel's packets before sitd reads them, as a NIC's GRO does
@@ -225,6 +231,8 @@ declare -A LABEL=(
 	[sit-pkt]="sitd sit, TSO on, -T packet" [sit-pkt-off]="sitd sit, TSO off, -T packet"
 	[ipip-pkt]="sitd ipip, TSO on, -T packet"
 	[veth-p4]="bare veth, 4 streams" [sit-p4]="sitd sit, TSO on, 4 streams"
+	[sit-ring]="sitd sit, TSO on, -R ring" [sit-ring-off]="sitd sit, TSO off, -R ring"
+	[ipip-ring]="sitd ipip, TSO on, -R ring" [sit-pkt-ring]="sitd sit, TSO on, -T packet -R ring"
 	[sit-ul]="sitd sit, A's veth TSO off" [sit-ul-gro]="... and B's veth merging (GRO)"
 )
 declare -A MED CPU
@@ -257,6 +265,17 @@ echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
 	echo "sit -T packet / sit (raw):        $(ratio sit-pkt sit-on)"
 	echo "sit -T packet / bare veth:        $(ratio sit-pkt veth)   (target >= 0.33)"
 }
+[ -n "${MED[sit-ring]:-}" ] && {
+	echo "sit -R ring / sit (raw):          $(ratio sit-ring sit-on)"
+	echo "sit -R ring / bare veth:          $(ratio sit-ring veth)   (target >= 0.33)"
+	echo "sit -R ring / OpenVPN no cipher:  $(ratio sit-ring openvpn)   (target >= 5)"
+}
+[ -n "${MED[sit-ring-off]:-}" ] &&
+	echo "sit -R ring, TSO on / off:        $(ratio sit-ring sit-ring-off)   (target >= 1.5)"
+[ -n "${MED[sit-pkt-ring]:-}" ] &&
+	echo "sit -T packet -R ring / bare veth: $(ratio sit-pkt-ring veth)   (target >= 0.33)"
+[ -n "${CPU[socat]:-}" ] && [ -n "${CPU[sit-ring]:-}" ] &&
+	echo "sitd -R ring CPU per GB / socat's: $(awk -v a="${CPU[sit-ring]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
 [ -n "${MED[blast-ring]:-}" ] && [ -n "${MED[blast]:-}" ] &&
 	echo "receive through a TPACKET_V3 ring / raw socket: $(ratio blast-ring blast)"
 [ -n "${CPU[sit-ul-gro]:-}" ] && [ -n "${CPU[sit-ul]:-}" ] &&

@@ -44,6 +44,9 @@ static void usage(FILE *f)
 	      "         -T PATH  how outer packets leave: raw (default: a raw socket, through\n"
 	      "                  routing, netfilter and the qdisc) or packet (AF_PACKET, whole\n"
 	      "                  frames to the next hop: faster, past netfilter and the qdisc)\n"
+	      "         -R PATH  how protocol 41 and 4 arrive: raw (default: a raw socket) or\n"
+	      "                  ring (an AF_PACKET ring: faster, before netfilter; a packet\n"
+	      "                  may wait up to 1 ms for its block at low rates)\n"
 	      "\n"
 	      "Creates TUN device NAME and runs the tunnel in the foreground, as\n"
 	      "`ip tunnel add NAME ...` would in the kernel.  SIGTERM leaves the device for the\n"
@@ -92,6 +95,14 @@ static bool tx_path_of(const char *s)
 	exit(2);
 }
 
+static bool rx_path_of(const char *s)
+{
+	if (!strcmp(s, "raw") || !strcmp(s, "ring"))
+		return !strcmp(s, "ring");
+	fprintf(stderr, "sitd: -R takes raw or ring, not \"%s\"\n", s);
+	exit(2);
+}
+
 static int parse_options(int argc, char **argv, struct server_opts *o, const char **group)
 {
 	int i = 1;
@@ -108,7 +119,7 @@ static int parse_options(int argc, char **argv, struct server_opts *o, const cha
 			exit(0);
 		}
 		if (strcmp(a, "-c") && strcmp(a, "-S") && strcmp(a, "-u") && strcmp(a, "-G") &&
-		    strcmp(a, "-w") && strcmp(a, "-T")) {
+		    strcmp(a, "-w") && strcmp(a, "-T") && strcmp(a, "-R")) {
 			fprintf(stderr, "sitd: unknown option \"%s\"\nTry \"sitd help\".\n", a);
 			exit(2);
 		}
@@ -126,6 +137,8 @@ static int parse_options(int argc, char **argv, struct server_opts *o, const cha
 			o->workers = workers_of(argv[++i]);
 		else if (a[1] == 'T')
 			o->tx_packet = tx_path_of(argv[++i]);
+		else if (a[1] == 'R')
+			o->rx_ring = rx_path_of(argv[++i]);
 		else
 			*group = argv[++i];
 	}

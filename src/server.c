@@ -749,7 +749,7 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	if (s->sig_fd < 0 || s->tick_fd < 0 || timerfd_settime(s->tick_fd, 0, &tick, NULL) < 0)
 		log_fatal("signalfd/timerfd");
 
-	s->d = daemon_new(o->workers, o->tx_packet);
+	s->d = daemon_new(o->workers, o->tx_packet, o->rx_ring);
 	if (!s->d)
 		log_fatalx("not started");
 	/* Everything opens, or nothing runs: never a partial start. */

@@ -19,6 +19,7 @@ struct server_opts {
 	gid_t gid;			/* the control socket's group */
 	unsigned workers;		/* -w N, 0: one per CPU */
 	bool tx_packet;			/* -T packet: outer packets through AF_PACKET */
+	bool rx_ring;			/* -R ring: received through an AF_PACKET ring */
 };
 
 /* Runs until stopped; returns the exit status. */

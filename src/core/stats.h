@@ -80,6 +80,7 @@ enum sitd_drop {
 	X(rx_gro_merged, "segments merged into them")                                        \
 	X(rx_gro_fallback, "merged writes the kernel refused, rewritten one by one")        \
 	X(rx_gro_kernel, "super-packets the receiving device's GRO had merged")              \
+	X(rx_ring, "outer packets read from the AF_PACKET ring (-R ring)")                  \
 	X(rx_csum_bad, "inner TCP segments with a wrong checksum (not merged)")
 
 struct sitd_stats {

@@ -30,7 +30,7 @@ struct tunnel;
  * Prepare `workers` workers (0: one per CPU); NULL (logged) on failure.  Their threads
  * start with daemon_run(), after the privileges are dropped: capabilities are per thread.
  */
-struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet);
+struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet, bool rx_ring);
 int daemon_run(struct sitd_daemon *d);
 unsigned daemon_workers(const struct sitd_daemon *d);
 

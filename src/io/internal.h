@@ -43,8 +43,8 @@ enum {
 };
 
 /* What an epoll event is about: the low bits of its data, the rest a pointer. */
-enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3 };
-#define EV_TAG_MASK 3u
+enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3, EV_RING = 4 };
+#define EV_TAG_MASK 7u	/* the pointers are malloc's, 8-byte aligned at least */
 
 enum outer_kind { OUTER_RAW41, OUTER_RAW4, OUTER_UDP };
 
@@ -54,6 +54,13 @@ struct outer {
 	uint16_t port;			/* OUTER_UDP */
 	enum sitd_encap encap;		/* OUTER_UDP: fou or gue, one per port as the kernel's */
 	int fd;
+	/* -R ring (raw kinds): the AF_PACKET ring that takes DF packets to the tunnels' own
+	 * local addresses (bpf.h), the block to read next, and those addresses. */
+	int ring_fd;
+	uint8_t *ring;
+	unsigned ring_next;
+	uint32_t *ring_locals;		/* control thread */
+	unsigned ring_nlocals;
 	unsigned refs;			/* tunnels using it */
 	unsigned worker;		/* the one that reads it */
 	struct sitd_table *table;	/* published: the owner worker reads it, lock-free */
@@ -166,6 +173,7 @@ struct sitd_daemon {
 	uint64_t gp;			/* grace period, see daemon_sync */
 	bool stopping;
 	bool tx_packet;			/* -T packet */
+	bool rx_ring;			/* -R ring */
 	struct mnl_socket *nl;
 	int icmp6_fd;			/* ISATAP: router solicitations to the PRL */
 	struct sitd_host6 *host6;	/* the host's IPv6 addresses, published */
@@ -214,6 +222,7 @@ void tx_udp_errors(struct worker *w, struct tunnel *t);
 
 /* rxloop.c */
 void rx_outer(struct worker *w, struct outer *o);
+void rx_ring(struct worker *w, struct outer *o);
 void rx_outer_errors(struct worker *w, struct outer *o);
 
 #endif

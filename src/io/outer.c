@@ -7,12 +7,14 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "bpf.h"
 #include "internal.h"
 #include "log.h"
 #include "privsep.h"
@@ -27,6 +29,29 @@ static const char *outer_name(const struct outer *o, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * -R ring: the AF_PACKET ring beside the raw socket, read by the same worker.  It takes
+ * nothing until outer_rebuild attaches the filters; without it the raw socket does all.
+ */
+static void ring_open(struct sitd_daemon *d, struct outer *o, const struct sitd_conf *c)
+{
+	char what[32];
+
+	o->ring_fd = ps_packet_open();
+	if (o->ring_fd >= 0 && ring_setup(o->ring_fd, &o->ring) == 0 &&
+	    ep_add(d->w[o->worker]->ep, o->ring_fd, EPOLLIN, o, EV_RING) == 0)
+		return;
+	log_warn("%s: no AF_PACKET ring for %s; receiving through the raw socket", c->name,
+		 outer_name(o, what, sizeof(what)));
+	if (o->ring) {
+		munmap(o->ring, (size_t)RING_BLOCK * RING_BLOCKS);
+		o->ring = NULL;
+	}
+	if (o->ring_fd >= 0)
+		close(o->ring_fd);
+	o->ring_fd = -1;
+}
+
 static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k)
 {
 	struct outer *o = calloc(1, sizeof(*o));
@@ -37,6 +62,7 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		return NULL;
 	}
 	o->kind = k;
+	o->ring_fd = -1;
 	if (k == OUTER_UDP) {
 		o->port = c->encap_dport;
 		o->encap = c->encap;
@@ -63,6 +89,8 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		free(o);
 		return NULL;
 	}
+	if (k != OUTER_UDP && d->rx_ring)
+		ring_open(d, o, c);
 	o->next = d->outers;
 	d->outers = o;
 	return o;
@@ -123,6 +151,8 @@ void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing)
 	if (*pp)
 		*pp = o->next;
 	ep_del(d->w[o->worker]->ep, o->fd);
+	if (o->ring_fd >= 0)
+		ep_del(d->w[o->worker]->ep, o->ring_fd);
 	o->next = *closing;
 	*closing = o;
 }
@@ -134,6 +164,11 @@ void outer_close(struct outer *o)
 		struct outer *next = o->next;
 
 		close(o->fd);
+		if (o->ring)
+			munmap(o->ring, (size_t)RING_BLOCK * RING_BLOCKS);
+		if (o->ring_fd >= 0)
+			close(o->ring_fd);
+		free(o->ring_locals);
 		free(o->table);
 		free(o);
 		o = next;
@@ -184,6 +219,55 @@ static struct sitd_table *build(struct sitd_daemon *d, struct outer *o, struct t
 	return t;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * -R ring: split o's protocol between the ring and the raw socket by the tunnels' local
+ * addresses (bpf.h), when they changed.  Meanwhile the raw socket takes everything, so
+ * that a packet may come twice for a moment but none is lost.
+ */
+static void ring_filters(struct sitd_daemon *d, struct outer *o)
+{
+	static struct sock_filter ring[SITD_BPF_MAX], raw[SITD_BPF_MAX];
+	struct sock_filter all = BPF_STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT), none = BPF_STMT(BPF_RET | BPF_K, 0);
+	uint32_t *l = calloc(d->n ? d->n : 1, sizeof(*l));
+	unsigned n = 0, k = 0, nr, nw;
+	char what[32];
+
+	if (!l) {
+		log_warn("out of memory for the ring's filter");
+		return;
+	}
+	for (unsigned i = 0; i < d->n; i++)
+		if (uses(d->t[i], o) && d->t[i]->conf.local)
+			l[n++] = d->t[i]->conf.local;
+	qsort(l, n, sizeof(*l), cmp_u32);
+	for (unsigned i = 0; i < n; i++)
+		if (!k || l[k - 1] != l[i])
+			l[k++] = l[i];
+	if (k == o->ring_nlocals && (!k || !memcmp(l, o->ring_locals, k * sizeof(*l)))) {
+		free(l);
+		return;
+	}
+	nr = sitd_bpf_ring(ring, SITD_BPF_MAX, o->kind == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP, l, k);
+	nw = sitd_bpf_raw(raw, SITD_BPF_MAX, l, k);
+	if (sock_filter_set(o->fd, &all, 1) < 0 ||
+	    (nr && nw ? sock_filter_set(o->ring_fd, ring, nr) < 0 || sock_filter_set(o->fd, raw, nw) < 0
+		      : sock_filter_set(o->ring_fd, &none, 1) < 0))
+		log_warn("%s: cannot set the ring's filters", outer_name(o, what, sizeof(what)));
+	else if (!(nr && nw))
+		log_warnx("%s: %u local addresses are more than the ring's filter holds; receiving "
+			  "through the raw socket", outer_name(o, what, sizeof(what)), k);
+	free(o->ring_locals);
+	o->ring_locals = l;
+	o->ring_nlocals = k;
+}
+
 int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunnel **later,
 		  struct tunnel **earlier)
 {
@@ -212,6 +296,8 @@ int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunn
 	for (struct outer *o = d->outers; o; o = o->next, k++) {
 		old[(*nold)++] = o->table;
 		__atomic_store_n(&o->table, next[k], __ATOMIC_RELEASE);
+		if (o->ring_fd >= 0)
+			ring_filters(d, o);
 	}
 	free(next);
 	return 0;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <time.h>
 #include <linux/errqueue.h>
+#include <linux/if_packet.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "internal.h"
 #include "log.h"
 #include "sixrd.h"
+#include "sock.h"
 
 #ifndef UDP_GRO
 #define UDP_GRO 104
@@ -203,28 +205,76 @@ static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, uint8_t *in,
 	return true;
 }
 
+/* One outer packet of protocol 41 or 4, its IPv4 header first, in on device ifindex. */
+static struct tunnel *rx_ip(struct worker *w, const struct sitd_table *tab, uint8_t *p, uint32_t len,
+			    uint32_t ifindex)
+{
+	uint32_t off, ilen;
+	struct tunnel *t;
+
+	if (len < IPV4_HDR_LEN || ip_version(p) != 4) {
+		STAT_DROP(&w->stats, rx_truncated);
+		return NULL;
+	}
+	t = sitd_table_lookup(tab, rd32(p + IP4_SRC), rd32(p + IP4_DST), ifindex);
+	if (!t) {
+		STAT_DROP(&w->stats, rx_no_tunnel);
+		return NULL;
+	}
+	if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0 &&
+	    auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
+		rx_push(w, t, p + off, ilen);
+	return t;
+}
+
 /* Protocol 41 or 4: the outer header is in the packet, as raw sockets hand it over. */
 static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
 {
 	for (int i = 0; i < n; i++) {
-		uint8_t *p = w->bufs[i];
-		uint32_t len = w->rmsgs[i].msg_len, off, ilen;
 		struct rx_meta m;
-		struct tunnel *t;
 
-		if (len < IPV4_HDR_LEN || ip_version(p) != 4) {
-			STAT_DROP(&w->stats, rx_truncated);
-			continue;
+		rx_meta(&w->rmsgs[i].msg_hdr, w->rmsgs[i].msg_len, &m);
+		rx_ip(w, tab, w->bufs[i], w->rmsgs[i].msg_len, m.ifindex);
+	}
+}
+
+/*
+ * -R ring: the blocks the kernel has handed over, in order, each given back once its
+ * packets are written (GRO points into it).  The device is the ring's sockaddr_ll, the
+ * destination the header's: the ring's filter took only packets to our tunnels' own
+ * addresses (bpf.h).
+ */
+void rx_ring(struct worker *w, struct outer *o)
+{
+	const struct sitd_table *tab = __atomic_load_n(&o->table, __ATOMIC_ACQUIRE);
+
+	for (unsigned b = 0; b < RING_BLOCKS; b++) {
+		struct tpacket_block_desc *bd = (void *)(o->ring + (size_t)o->ring_next * RING_BLOCK);
+		uint8_t *h;
+
+		if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+			break;
+		h = (uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt;
+		for (uint32_t i = 0; i < bd->hdr.bh1.num_pkts; i++) {
+			const struct tpacket3_hdr *th = (const void *)h;
+			const struct sockaddr_ll *sll =
+				(const void *)(h + TPACKET_ALIGN(sizeof(struct tpacket3_hdr)));
+			uint32_t skip = th->tp_net - th->tp_mac;
+			struct tunnel *t;
+
+			/* tp_snaplen counts from the link header; cut short: as truncated. */
+			if (th->tp_snaplen < th->tp_len || th->tp_snaplen < skip) {
+				STAT_DROP(&w->stats, rx_truncated);
+			} else {
+				t = rx_ip(w, tab, h + th->tp_net, th->tp_snaplen - skip, (uint32_t)sll->sll_ifindex);
+				if (t)
+					STAT_INC(t->rx_stats.rx_ring);
+			}
+			h += th->tp_next_offset;
 		}
-		rx_meta(&w->rmsgs[i].msg_hdr, len, &m);
-		t = sitd_table_lookup(tab, rd32(p + IP4_SRC), rd32(p + IP4_DST), m.ifindex);
-		if (!t) {
-			STAT_DROP(&w->stats, rx_no_tunnel);
-			continue;
-		}
-		if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0 &&
-		    auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
-			rx_push(w, t, p + off, ilen);
+		gro_flush(w);
+		__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		o->ring_next = (o->ring_next + 1) % RING_BLOCKS;
 	}
 }
 

@@ -5,8 +5,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -77,6 +80,44 @@ int packet_open(void)
 	if (fd >= 0)
 		set_bufs(fd);
 	return fd;
+}
+
+int sock_filter_set(int fd, struct sock_filter *f, unsigned n)
+{
+	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
+int ring_setup(int fd, uint8_t **map)
+{
+	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	int v = TPACKET_V3;
+	/* Blocks hand over when full or after the timeout: a 64 KB packet merged by the
+	 * device's GRO fits in one. */
+	struct tpacket_req3 req = { .tp_block_size = RING_BLOCK, .tp_block_nr = RING_BLOCKS,
+				    .tp_frame_size = 2048, .tp_frame_nr = RING_BLOCK / 2048 * RING_BLOCKS,
+				    .tp_retire_blk_tov = RING_TIMEOUT_MS };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP) };
+	void *m;
+
+	if (sock_filter_set(fd, &none, 1) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
+		return -1;
+	m = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	/* Bound to IPv4 on every device (ifindex 0) only now, with the filter in place. */
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		int e = errno;
+
+		munmap(m, (size_t)RING_BLOCK * RING_BLOCKS);
+		errno = e;
+		return -1;
+	}
+	*map = m;
+	return 0;
 }
 
 int raw_send_open(void)

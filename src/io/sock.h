@@ -18,6 +18,18 @@ int raw_send_open(void);
 /* AF_PACKET for sending whole Ethernet frames, past the qdisc; -1 with errno. */
 int packet_open(void);
 
+/*
+ * -R ring: make fd (from packet_open) a TPACKET_V3 receive ring of IPv4 packets from
+ * every device, mapped at *map (RING_BLOCKS blocks of RING_BLOCK bytes), taking nothing
+ * until a filter is attached (ring_filter).  -1 with errno.
+ */
+enum { RING_BLOCK = 256 << 10, RING_BLOCKS = 16, RING_TIMEOUT_MS = 1 };
+int ring_setup(int fd, uint8_t **map);
+
+/* Attach a classic BPF program (bpf.h) to fd, replacing the one it had. */
+struct sock_filter;
+int sock_filter_set(int fd, struct sock_filter *f, unsigned n);
+
 /* The current path MTU toward remote (from local, through dev), or 0 without a route. */
 uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev);
 

@@ -1095,7 +1095,7 @@ void daemon_netlink_read(struct sitd_daemon *d)
 
 /* ---- the daemon ------------------------------------------------------------------ */
 
-struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet)
+struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet, bool rx_ring)
 {
 	struct sitd_daemon *d = calloc(1, sizeof(*d));
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1106,6 +1106,7 @@ struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet)
 	}
 	d->gp = 1;
 	d->tx_packet = tx_packet;
+	d->rx_ring = rx_ring;
 	if (!workers)
 		workers = cpus > 0 ? (unsigned)cpus : 1;
 	/* The first TUN device goes to another worker than the raw sockets' (worker 0). */

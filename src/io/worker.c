@@ -67,6 +67,9 @@ static void *worker_main(void *arg)
 				if (ev[i].events & EPOLLIN)
 					rx_outer(w, p);
 				break;
+			case EV_RING:
+				rx_ring(w, p);
+				break;
 			case EV_UDPERR:
 				tx_udp_errors(w, p);
 				break;

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#include "bpf.h"
+
+#include <linux/if_packet.h>
+
+#include "wire.h"
+
+#define STMT(code, k) ((struct sock_filter){ (uint16_t)(code), 0, 0, (uint32_t)(k) })
+#define JUMP(code, k, jt, jf) ((struct sock_filter){ (uint16_t)(code), (jt), (jf), (uint32_t)(k) })
+
+enum {
+	NET = SKF_NET_OFF,
+	FRAG_ANY = IP4_MF | IP4_OFFMASK,
+};
+
+/*
+ * Every jump goes at most one instruction ahead (jt and jf are 8 bits): each test that
+ * decides is followed by its own return.
+ */
+unsigned sitd_bpf_ring(struct sock_filter *f, unsigned cap, uint8_t proto, const uint32_t *locals, unsigned n)
+{
+	unsigned k = 0;
+
+	if (12 + 2 * n + 1 > cap)
+		return 0;
+	f[k++] = STMT(BPF_LD | BPF_B | BPF_ABS, NET + IP4_PROTO);
+	f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, proto, 1, 0);
+	f[k++] = STMT(BPF_RET | BPF_K, 0);
+	f[k++] = STMT(BPF_LD | BPF_H | BPF_ABS, NET + IP4_FRAG);
+	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, FRAG_ANY, 0, 1);
+	f[k++] = STMT(BPF_RET | BPF_K, 0);
+	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, IP4_DF, 1, 0);
+	f[k++] = STMT(BPF_RET | BPF_K, 0);
+	f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_PKTTYPE);
+	f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 0, 1);
+	f[k++] = STMT(BPF_RET | BPF_K, 0);
+	f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, NET + IP4_DST);
+	for (unsigned i = 0; i < n; i++) {
+		f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, locals[i], 0, 1);
+		f[k++] = STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
+	}
+	f[k++] = STMT(BPF_RET | BPF_K, 0);
+	return k;
+}
+
+unsigned sitd_bpf_raw(struct sock_filter *f, unsigned cap, const uint32_t *locals, unsigned n)
+{
+	unsigned k = 0;
+
+	if (6 + 2 * n + 1 > cap)
+		return 0;
+	f[k++] = STMT(BPF_LD | BPF_H | BPF_ABS, NET + IP4_FRAG);
+	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, FRAG_ANY, 0, 1);
+	f[k++] = STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
+	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, IP4_DF, 1, 0);
+	f[k++] = STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
+	f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, NET + IP4_DST);
+	for (unsigned i = 0; i < n; i++) {
+		f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, locals[i], 0, 1);
+		f[k++] = STMT(BPF_RET | BPF_K, 0);
+	}
+	f[k++] = STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
+	return k;
+}
