@@ -256,7 +256,7 @@ for r in $ROWS; do
 		"$([ -n "$base" ] && awk -v a="$med" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" "$idle"
 done
 echo
-ratio() { awk -v a="${MED[$1]:-0}" -v b="${MED[$2]:-0}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ratio() { awk -v a="${MED[$1]:-0}" -v b="${MED[$2]:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 echo "sit TSO on / raw-socket ceiling: $(ratio sit-on blast)   (target >= 0.90)"
 echo "sit TSO on / OpenVPN no cipher:  $(ratio sit-on openvpn)   (target >= 5)"
 echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)"

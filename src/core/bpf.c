@@ -21,7 +21,7 @@ unsigned sitd_bpf_ring(struct sock_filter *f, unsigned cap, uint8_t proto, const
 {
 	unsigned k = 0;
 
-	if (12 + 2 * n + 1 > cap)
+	if (15 + 2 * n + 1 > cap)
 		return 0;
 	f[k++] = STMT(BPF_LD | BPF_B | BPF_ABS, NET + IP4_PROTO);
 	f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, proto, 1, 0);
@@ -30,6 +30,9 @@ unsigned sitd_bpf_ring(struct sock_filter *f, unsigned cap, uint8_t proto, const
 	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, FRAG_ANY, 0, 1);
 	f[k++] = STMT(BPF_RET | BPF_K, 0);
 	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, IP4_DF, 1, 0);
+	f[k++] = STMT(BPF_RET | BPF_K, 0);
+	f[k++] = STMT(BPF_LD | BPF_H | BPF_ABS, NET + IP4_TOTLEN);
+	f[k++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, SITD_BPF_SMALL, 1, 0);
 	f[k++] = STMT(BPF_RET | BPF_K, 0);
 	f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_PKTTYPE);
 	f[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 0, 1);
@@ -47,12 +50,15 @@ unsigned sitd_bpf_raw(struct sock_filter *f, unsigned cap, const uint32_t *local
 {
 	unsigned k = 0;
 
-	if (6 + 2 * n + 1 > cap)
+	if (9 + 2 * n + 1 > cap)
 		return 0;
 	f[k++] = STMT(BPF_LD | BPF_H | BPF_ABS, NET + IP4_FRAG);
 	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, FRAG_ANY, 0, 1);
 	f[k++] = STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
 	f[k++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, IP4_DF, 1, 0);
+	f[k++] = STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
+	f[k++] = STMT(BPF_LD | BPF_H | BPF_ABS, NET + IP4_TOTLEN);
+	f[k++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, SITD_BPF_SMALL, 1, 0);
 	f[k++] = STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
 	f[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, NET + IP4_DST);
 	for (unsigned i = 0; i < n; i++) {

@@ -5,10 +5,11 @@
  *
  * The ring sees every IPv4 packet on every device, before the stack; the raw socket sees
  * what the stack delivers here, fragments reassembled.  The ring takes protocol P with
- * DF set (so never a fragment: RFC 791 3.2), coming in (not PACKET_OUTGOING), to one of
- * the tunnels' own local addresses; the raw socket takes everything else of P, which
- * includes reassembled packets (ip_frag_reasm() clears DF unless the largest fragment
- * had it) and what `local any` tunnels receive.  Loads are relative to the network
+ * DF set (so never a fragment: RFC 791 3.2), longer than SITD_BPF_SMALL, coming in (not
+ * PACKET_OUTGOING), to one of the tunnels' own local addresses; the raw socket takes
+ * everything else of P, which includes reassembled packets (ip_frag_reasm() clears DF
+ * unless the largest fragment had it), what `local any` tunnels receive, and the small
+ * packets: pure ACKs, pings and keystrokes, which should not wait for a ring block.  Loads are relative to the network
  * header (SKF_NET_OFF), so any link type works.
  */
 #ifndef SITD_BPF_H
@@ -20,6 +21,9 @@
 enum {
 	SITD_BPF_MAX = 4096,		/* BPF_MAXINSNS */
 	SITD_BPF_ACCEPT = 0x40000,	/* bytes kept: more than any IPv4 packet */
+	/* Outer length at most this: the raw socket's.  A pure TCP ACK with timestamps in
+	 * sit is 92 bytes, a default ping6 124. */
+	SITD_BPF_SMALL = 128,
 };
 
 /* The ring's program for protocol proto and locals[0..n); returns its length, 0 if it does not fit in cap. */

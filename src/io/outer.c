@@ -316,11 +316,12 @@ size_t daemon_describe_paths(const struct sitd_daemon *d, char *buf, size_t cap,
 
 		outer_name(o, what, sizeof(what));
 		if (json)
-			n = snprintf(buf + len, cap - len, "%s{\"path\":\"%s\",\"tunnels\":%u,\"worker\":%u}",
-				     first ? "" : ",", what, o->refs, o->worker);
+			n = snprintf(buf + len, cap - len,
+				     "%s{\"path\":\"%s\",\"tunnels\":%u,\"worker\":%u,\"ring\":%s}",
+				     first ? "" : ",", what, o->refs, o->worker, o->ring_fd >= 0 ? "true" : "false");
 		else
-			n = snprintf(buf + len, cap - len, "  %-16s %u tunnel(s), worker %u\n", what,
-				     o->refs, o->worker);
+			n = snprintf(buf + len, cap - len, "  %-16s %u tunnel(s), worker %u%s\n", what,
+				     o->refs, o->worker, o->ring_fd >= 0 ? ", AF_PACKET ring" : "");
 		if (n < 0)
 			break;
 		len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;

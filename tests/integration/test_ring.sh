@@ -2,7 +2,8 @@
 # -R ring: protocol 41 and 4 received through an AF_PACKET TPACKET_V3 ring, split with the
 # raw socket by complementary filters (src/core/bpf.h; doc/architecture.md "-R ring"):
 #
-#  - no warm-up: both ends started together, the first ping works;
+#  - no warm-up: both ends started together, the first ping works (a small packet: the
+#    raw socket's, not held for a block), and a 1000-byte one through the ring;
 #  - 200 MB over TCP, sha256 equal, nearly every outer packet read from B's ring, none
 #    twice (B wrote no more inner packets than A sent), nothing dropped;
 #  - what the ring does not take still arrives through the raw socket: packets without
@@ -17,9 +18,14 @@ make_data 200
 setup_pair
 SITD_OPTS="-R ring" setup_tunnel sit
 check "the first ping, no warm-up" na ping -6 -c 1 -W 2 -q $B6
+expect_eq "... small: through the raw socket, not held for a ring block" "$(ctr "$PID_B" rx_ring)" 0
+check "a 1000-byte ping" na ping -6 -c 1 -W 2 -q -s 1000 $B6
 expect_ge "... read from B's ring" "$(ctr "$PID_B" rx_ring)" 1
+expect_eq "sitd status names the ring" \
+	"$("$SITD" -S "$(sock_of "$PID_B")" status -j | jq -c '[.paths[] | select(.ring) | .path]')" '["protocol 41"]'
 rtt=$(na ping -6 -c 20 -i 0.05 -W 2 -q $B6 | awk -F/ '/^rtt/ { print $5 }')
-echo "# ping RTT with rings at both ends: $rtt ms (a block waits up to 1 ms at low rates)"
+big=$(na ping -6 -c 20 -i 0.05 -W 2 -q -s 1000 $B6 | awk -F/ '/^rtt/ { print $5 }')
+echo "# ping RTT with rings at both ends: $rtt ms, with 1000 bytes $big ms (a block waits up to 1 ms)"
 sent0=$(ctr "$PID_A" tx_packets)
 ring0=$(ctr "$PID_B" rx_ring)
 rx0=$(ctr "$PID_B" rx_packets)
@@ -73,16 +79,16 @@ tun_up "$NS_A" sit1 $A6
 tun_up "$NS_B" sit1 $B6
 na ip addr add 2001:db8:2::1/64 dev sit2 nodad
 na ip link set sit2 up
-check "sit1 through the ring" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+check "sit1 through the ring" na ping -6 -c 2 -i 0.2 -W 2 -q -s 1000 $B6
 printf 'tunnel sit1 mode sit remote %s local %s\ntunnel sit2 mode sit remote %s local %s address 2001:db8:2::2/64\n' \
 	$A4 $B4 $A4 $B4B >"$conf"
 expect_eq "reload adds sit2 (local $B4B)" "$("$SITD" -S "$(sock_of "$PID_B")" reload)" ok
 nb ip link set sit2 up
 ring0=$(ctr "$PID_B" rx_ring)
 ok=0
-for _ in $(seq 30); do nb ip -6 addr show dev sit2 | grep -q 2001:db8:2::2 && na ping -6 -c 1 -W 1 -q 2001:db8:2::2 >/dev/null 2>&1 && { ok=1; break; }; sleep 0.1; done
+for _ in $(seq 30); do nb ip -6 addr show dev sit2 | grep -q 2001:db8:2::2 && na ping -6 -c 1 -W 1 -q -s 1000 2001:db8:2::2 >/dev/null 2>&1 && { ok=1; break; }; sleep 0.1; done
 expect_eq "sit2 answers" "$ok" 1
-check "... again and again" na ping -6 -c 3 -i 0.2 -W 2 -q 2001:db8:2::2
+check "... again and again" na ping -6 -c 3 -i 0.2 -W 2 -q -s 1000 2001:db8:2::2
 expect_ge "... from the ring: the filter took its address" "$(($(ctr "$PID_B" rx_ring) - ring0))" 4
 teardown
 

@@ -56,6 +56,9 @@ static uint32_t run(const struct sock_filter *f, unsigned n, const uint8_t *ip, 
 		case BPF_JMP | BPF_JEQ | BPF_K:
 			pc += a == i->k ? i->jt : i->jf;
 			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > i->k ? i->jt : i->jf;
+			break;
 		case BPF_JMP | BPF_JSET | BPF_K:
 			pc += (a & i->k) ? i->jt : i->jf;
 			break;
@@ -71,10 +74,15 @@ static uint32_t run(const struct sock_filter *f, unsigned n, const uint8_t *ip, 
 
 static const uint32_t locals[] = { 0xc6336401u, 0xc0000202u, 0xcb007101u };	/* doc addresses */
 
+static size_t hdr_len(uint8_t *p, uint8_t proto, uint16_t frag, uint32_t dst, uint16_t len)
+{
+	pg_ip4(p, 0, len, 1, frag, 64, proto, 0xcb007102u, dst, 0);
+	return 20;
+}
+
 static size_t hdr(uint8_t *p, uint8_t proto, uint16_t frag, uint32_t dst)
 {
-	pg_ip4(p, 0, 1500, 1, frag, 64, proto, 0xcb007102u, dst, 0);
-	return 20;
+	return hdr_len(p, proto, frag, dst, 1500);
 }
 
 struct split_case {
@@ -84,18 +92,22 @@ struct split_case {
 	uint32_t dst;
 	uint32_t pkttype;
 	bool ring, raw;		/* expected: taken by the ring, by the raw socket */
+	uint16_t len;		/* outer total length; 0: 1500 */
 };
 
 static const struct split_case split_cases[] = {
-	{ "DF to a local: the ring", 41, PG_IP4_DF, 0xc0000202u, PACKET_HOST, true, false },
-	{ "DF to the last local: the ring", 41, PG_IP4_DF, 0xcb007101u, PACKET_HOST, true, false },
-	{ "no DF: the raw socket", 41, 0, 0xc0000202u, PACKET_HOST, false, true },
-	{ "first fragment (MF): the raw socket, reassembled", 41, PG_IP4_MF, 0xc0000202u, PACKET_HOST, false, true },
-	{ "later fragment with DF set: the raw socket", 41, PG_IP4_DF | 185, 0xc0000202u, PACKET_HOST, false, true },
-	{ "DF to another address (local any): the raw socket", 41, PG_IP4_DF, 0xc0000263u, PACKET_HOST, false, true },
-	{ "the ring of protocol 41 takes no protocol 4", 4, PG_IP4_DF, 0xc0000202u, PACKET_HOST, false, true },
+	{ "DF to a local: the ring", 41, PG_IP4_DF, 0xc0000202u, PACKET_HOST, true, false, 0 },
+	{ "DF to the last local: the ring", 41, PG_IP4_DF, 0xcb007101u, PACKET_HOST, true, false, 0 },
+	{ "no DF: the raw socket", 41, 0, 0xc0000202u, PACKET_HOST, false, true, 0 },
+	{ "first fragment (MF): the raw socket, reassembled", 41, PG_IP4_MF, 0xc0000202u, PACKET_HOST, false, true, 0 },
+	{ "later fragment with DF set: the raw socket", 41, PG_IP4_DF | 185, 0xc0000202u, PACKET_HOST, false, true, 0 },
+	{ "DF to another address (local any): the raw socket", 41, PG_IP4_DF, 0xc0000263u, PACKET_HOST, false, true, 0 },
+	{ "the ring of protocol 41 takes no protocol 4", 4, PG_IP4_DF, 0xc0000202u, PACKET_HOST, false, true, 0 },
 	{ "outgoing (loopback, a local sender): not the ring", 41, PG_IP4_DF, 0xc0000202u, PACKET_OUTGOING, false,
-	  false },
+	  false, 0 },
+	{ "128 bytes (a pure ACK, a ping): the raw socket, at once", 41, PG_IP4_DF, 0xc0000202u, PACKET_HOST,
+	  false, true, 128 },
+	{ "129 bytes: the ring", 41, PG_IP4_DF, 0xc0000202u, PACKET_HOST, true, false, 129 },
 };
 
 static void test_split(void **state)
@@ -104,14 +116,14 @@ static void test_split(void **state)
 	uint8_t p[20];
 	unsigned n;
 
-	hdr(p, c->proto, c->frag, c->dst);
+	hdr_len(p, c->proto, c->frag, c->dst, c->len ? c->len : 1500);
 	n = sitd_bpf_ring(prog, SITD_BPF_MAX, 41, locals, 3);
-	assert_int_equal(n, 12 + 2 * 3 + 1);
+	assert_int_equal(n, 15 + 2 * 3 + 1);
 	assert_int_equal(run(prog, n, p, sizeof(p), c->pkttype), c->ring ? SITD_BPF_ACCEPT : 0);
 	/* The raw socket has only its own protocol and incoming packets. */
 	if (c->proto == 41 && c->pkttype != PACKET_OUTGOING) {
 		n = sitd_bpf_raw(prog, SITD_BPF_MAX, locals, 3);
-		assert_int_equal(n, 6 + 2 * 3 + 1);
+		assert_int_equal(n, 9 + 2 * 3 + 1);
 		assert_int_equal(run(prog, n, p, sizeof(p), c->pkttype), c->raw ? SITD_BPF_ACCEPT : 0);
 	}
 }
@@ -137,7 +149,7 @@ static void test_complement(void **state)
 		uint32_t dst = 0xc0000000u + (pg_rand(&seed) % 5000);
 		bool a, b;
 
-		hdr(p, 4, frag, dst);
+		hdr_len(p, 4, frag, dst, (uint16_t)(r & 8 ? 20 + (r >> 20) % 200 : 1500));
 		a = run(ring, nr, p, sizeof(p), PACKET_HOST) != 0;
 		b = run(raw, nw, p, sizeof(p), PACKET_HOST) != 0;
 		assert_true(a != b);
@@ -155,9 +167,10 @@ static void test_too_big(void **state)
 	(void)state;
 	assert_int_equal(sitd_bpf_ring(prog, SITD_BPF_MAX, 41, many, 2100), 0);
 	assert_int_equal(sitd_bpf_raw(prog, SITD_BPF_MAX, many, 2100), 0);
-	assert_int_equal(sitd_bpf_ring(small, 20, 41, many, 4), 0);	/* needs 21 */
-	assert_int_equal(sitd_bpf_ring(small, 20, 41, many, 3), 19);
-	assert_int_equal(sitd_bpf_raw(small, 20, many, 7), 0);	/* needs 21 */
+	assert_int_equal(sitd_bpf_ring(small, 20, 41, many, 3), 0);	/* needs 22 */
+	assert_int_equal(sitd_bpf_ring(small, 20, 41, many, 2), 20);
+	assert_int_equal(sitd_bpf_raw(small, 20, many, 6), 0);	/* needs 22 */
+	assert_int_equal(sitd_bpf_raw(small, 20, many, 5), 20);
 	/* No locals: the ring takes nothing, the raw socket everything. */
 	{
 		uint8_t p[20];
