@@ -9,6 +9,7 @@
 void sitd_gro_init(struct sitd_gro *g, bool enabled, struct sitd_stats *stats)
 {
 	g->enabled = enabled;
+	g->mtu = 0;	/* not known: IPv6's minimum is assumed */
 	g->stats = stats;
 	sitd_gro_reset(g);
 }

@@ -7,11 +7,11 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bpf.h"

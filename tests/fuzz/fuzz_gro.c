@@ -14,6 +14,8 @@
  *	  flags bit 0: then set the IP length field to the packet's length, and the IPv4
  *		header checksum
  *	  flags bit 1: then set the TCP checksum (when the packet parses as TCP)
+ *	  flags bit 3: then set the TCP checksum field to the pseudo-header sum alone, as
+ *		the receiving kernel's GRO leaves a packet it merged
  * Each packet is trimmed to its IP length when it parses, as sitd_rx_decap hands it
  * over, and copied into a heap buffer of exactly its size.  Empty packets are skipped
  * (sitd_rx_decap never gives one).  The chunk after GRO_BATCH must be refused.
@@ -34,7 +36,12 @@
  *     length, csum_offset 16; the bytes a valid IP packet whose length fields match, the
  *     head's headers but for lengths, checksums and PSH, then every payload in order, and
  *     completing the checksum from csum_start gives a valid TCP checksum;
- *   - counters: rx_gro_packets, rx_gro_merged, rx_csum_bad as the above says, no other;
+ *   - a packet the kernel merged (TCP, the checksum field the pseudo-header sum, and
+ *     longer than one segment of a 1480-byte MTU or its full checksum wrong) goes out
+ *     alone, as received, with NEEDS_CSUM at the TCP header and GSO TCPV4/TCPV6 (ECN
+ *     with CWR) at the MTU's segment size when longer than one; it never merges;
+ *   - counters: rx_gro_packets, rx_gro_merged, rx_gro_kernel, rx_csum_bad as the above
+ *     says, no other;
  *   - only merged heads' headers were written; sitd_gro_unmerge restores them byte for
  *     byte; a second batch of the same packets groups them the same way.
  */
@@ -50,7 +57,7 @@
 #include "wire.h"
 #include "fuzz.h"
 
-enum { MAXPKT = GRO_BATCH + 1, KEY_LEN = 1 + 32 + 4, PKT_MAX = 65535 };
+enum { MAXPKT = GRO_BATCH + 1, KEY_LEN = 1 + 32 + 4, PKT_MAX = 65535, MTU = 1480 };
 
 static struct sitd_gro g;
 static struct sitd_stats st;
@@ -75,6 +82,48 @@ static bool tcp_csum_ok(const uint8_t *p, uint32_t len, unsigned l3)
 	else
 		ps = pg_pseudo6(p + 8, p + 24, PG_PROTO_TCP, len - l3);
 	return pg_fold(pg_sum(p + l3, len - l3, ps)) == 0xffff;
+}
+
+/*
+ * Merged by the receiving kernel (gro.h): the vnet header it must go out with in *vh;
+ * false when it is not such a packet.
+ */
+static bool kmerged(const uint8_t *p, uint32_t len, struct sitd_vnet_hdr *vh)
+{
+	unsigned l3, th, seg;
+	uint32_t ps;
+
+	if (len < 40)
+		return false;
+	if (p[0] == 0x45 && p[9] == PG_PROTO_TCP && !(pg_get16(p + 6) & 0x3fff))
+		l3 = 20;
+	else if (p[0] >> 4 == 6 && p[6] == PG_PROTO_TCP && len >= 60)
+		l3 = 40;
+	else
+		return false;
+	th = (p[l3 + 12] >> 4) * 4u;
+	if (th < 20 || l3 + th > len)
+		return false;
+	if (l3 == 20)
+		ps = pg_pseudo4(pg_get32(p + 12), pg_get32(p + 16), PG_PROTO_TCP, (uint16_t)(len - l3));
+	else
+		ps = pg_pseudo6(p + 8, p + 24, PG_PROTO_TCP, len - l3);
+	if (pg_get16(p + l3 + 16) != pg_fold(ps))
+		return false;
+	seg = MTU - l3 - th;
+	if (len - l3 - th <= seg && tcp_csum_ok(p, len, l3))
+		return false;
+	memset(vh, 0, sizeof(*vh));
+	vh->flags = VNET_F_NEEDS_CSUM;
+	vh->csum_start = (uint16_t)l3;
+	vh->csum_offset = 16;
+	if (len - l3 - th > seg) {
+		vh->gso_type = (uint8_t)((l3 == 20 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6) |
+					 (p[l3 + 13] & 0x80 ? VNET_GSO_ECN : 0));
+		vh->gso_size = (uint16_t)seg;
+		vh->hdr_len = (uint16_t)(l3 + th);
+	}
+	return true;
 }
 
 enum cand { NOT_CAND, CSUM_BAD, CAND };
@@ -160,6 +209,20 @@ static void fix_tcp(uint8_t *p, uint32_t len)
 	pg_put16(t + 16, (uint16_t)~pg_fold(pg_sum(t, l4, ps)));
 }
 
+/* The TCP checksum field as the kernel's GRO leaves it: the pseudo-header sum alone. */
+static void partial_tcp(uint8_t *p, uint32_t len)
+{
+	struct sitd_ipinfo ii;
+
+	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_TCP || ii.later_fragment ||
+	    ii.l3len + 18 > ii.len)
+		return;
+	pg_put16(p + ii.l3len + 16,
+		 pg_fold(ii.version == 4 ? pg_pseudo4(pg_get32(p + 12), pg_get32(p + 16), PG_PROTO_TCP,
+						      (uint16_t)(ii.len - ii.l3len))
+					 : pg_pseudo6(p + 8, p + 24, PG_PROTO_TCP, ii.len - ii.l3len)));
+}
+
 /* The segment after packet k - 1 of its flow, into work; its length, or 0 when none. */
 static uint32_t next_segment(const uint8_t *c, size_t clen, unsigned k)
 {
@@ -226,7 +289,7 @@ static void check_merged(const struct sitd_gro_item *it, uint32_t flen)
 	struct sitd_ipinfo ii;
 	uint8_t psh;
 
-	CHECK(candidate(h, plen[it->idx[0]], &l3, &hdr) == CAND);
+	CHECK(candidate(h, plen[it->idx[0]], &l3, &hdr) == CAND && !kmerged(h, plen[it->idx[0]], &vh));
 	gso = plen[it->idx[0]] - hdr;
 	total = plen[it->idx[0]];
 	seq = pg_get32(h + l3 + 4) + gso;
@@ -236,7 +299,7 @@ static void check_merged(const struct sitd_gro_item *it, uint32_t flen)
 		unsigned l3b, hdrb;
 		uint32_t pay;
 
-		CHECK(candidate(p, plen[it->idx[s]], &l3b, &hdrb) == CAND);
+		CHECK(candidate(p, plen[it->idx[s]], &l3b, &hdrb) == CAND && !kmerged(p, plen[it->idx[s]], &vh));
 		CHECK(l3b == l3 && hdrb == hdr);
 		CHECK(!(prev[l3 + 13] & PG_PSH));	/* PSH closes */
 		CHECK(!memcmp(p + (version == 4 ? 12 : 8), h + (version == 4 ? 12 : 8), version == 4 ? 8 : 32));
@@ -338,10 +401,15 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 			want.rx_gro_merged += it->nseg - 1u;
 		} else {
 			uint8_t vz[VNET_HDR_LEN] = { 0 };
+			struct sitd_vnet_hdr kv;
 			unsigned l3, hdr;
 
-			if (enabled && candidate(orig[h], plen[h], &l3, &hdr) == CAND)
+			if (kmerged(orig[h], plen[h], &kv)) {
+				vnet_hdr_write(vz, &kv);
+				want.rx_gro_kernel++;
+			} else if (enabled && candidate(orig[h], plen[h], &l3, &hdr) == CAND) {
 				vz[0] = VNET_F_DATA_VALID;
+			}
 			CHECK(!memcmp(flat, vz, VNET_HDR_LEN));
 			CHECK(flen == VNET_HDR_LEN + plen[h]);
 			CHECK(!memcmp(flat + VNET_HDR_LEN, orig[h], plen[h]));
@@ -371,7 +439,10 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 		for (unsigned b = 0; b < nb; b++) {
 			unsigned l3, hdr;
 
-			want.rx_csum_bad += candidate(orig[b], plen[b], &l3, &hdr) == CSUM_BAD;
+			struct sitd_vnet_hdr kv;
+
+			want.rx_csum_bad += !kmerged(orig[b], plen[b], &kv) &&
+					    candidate(orig[b], plen[b], &l3, &hdr) == CSUM_BAD;
 		}
 	CHECK(!memcmp(&st, &want, sizeof(st)));
 }
@@ -417,6 +488,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fix_len(work, len);
 		if (fl & 2)
 			fix_tcp(work, len);
+		if (fl & 8)
+			partial_tcp(work, len);
 		if (!sitd_ip_parse(work, len, &ii))
 			len = ii.len;	/* trimmed, as sitd_rx_decap hands it over */
 		add_packet(len);
@@ -424,6 +497,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&st, 0, sizeof(st));
 	sitd_gro_init(&g, enabled, &st);
+	g.mtu = MTU;
 	for (unsigned k = 0; k < npk; k++)
 		CHECK(sitd_gro_add(&g, pk[k], plen[k]) == (k < GRO_BATCH));
 	nb = npk < GRO_BATCH ? npk : GRO_BATCH;
