@@ -95,12 +95,13 @@ result() {
 
 # --- sitd: the one place that knows its command line --------------------------
 # sitd_up ARGS...: the `ip tunnel add` arguments (device name first); waits until it
-# runs. The control socket is private to this run.
+# runs. The control socket is private to this run; SITD_OPTS go before the name.
 sitd_up() {
 	local log=$LOGDIR/sitd.log
 	: >"$log"
 	# not through h(): $! must be sitd itself (ip netns exec execs it)
-	ip netns exec "$NS" "$SITD" -S "$LOGDIR/sitd.sock" "$@" 2>>"$log" &
+	# shellcheck disable=SC2086
+	ip netns exec "$NS" "$SITD" -S "$LOGDIR/sitd.sock" ${SITD_OPTS:-} "$@" 2>>"$log" &
 	SITD_PID=$!
 	for _ in $(seq 50); do
 		grep -q ': running' "$log" 2>/dev/null && return 0
@@ -280,7 +281,7 @@ cell_ipip_ping() {
 # 3 ---------------------------------------------------------------------------
 # TCP through sit both ways: host -> VM with socat/busybox nc, the VM's copy back,
 # sha256 compared at each end.
-# tcp_transfer DESC "SITD ARGS" "KERNEL ARGS" [VM PREP]
+# tcp_transfer DESC "SITD ARGS" "KERNEL ARGS" [VM PREP] [CHECK: called with 1000 before the result]
 tcp_transfer() {
 	local desc=$1 mb=${INTEROP_MB:-20} sum vsum rsum t
 	tunnels sit "$2" "$3" "${4:-}" || { result "$desc: TCP ${mb} MB"; return; }
@@ -310,9 +311,28 @@ tcp_transfer() {
 	rsum=$(sha256sum <"$LOGDIR/back.bin" | cut -d' ' -f1)
 	[ "$rsum" = "$sum" ] || bad "VM->host: host got sha256 '$rsum' ($(wc -c <"$LOGDIR/back.bin") bytes), want $sum"
 	vm 'rm -f /tmp/rx.bin' >/dev/null
+	[ -z "${5:-}" ] || "$5" 1000
 	result "$desc: TCP ${mb} MB both ways, sha256 equal (host->VM ${t1} s, VM->host ${t2} s)"
 }
 cell_tcp() { tcp_transfer sit "" ""; }
+
+# The same with -R ring: the kernel's packets (DF set) read from sitd's AF_PACKET ring,
+# fragments and small ones through the raw socket.
+ring_used() {
+	local n
+	n=$(sitd_stat rx_ring)
+	[ "${n:-0}" -ge "$1" ] 2>/dev/null || bad "sitd read $n packets from its ring, want >= $1"
+}
+cell_sit_ping_ring() {
+	if SITD_OPTS="-R ring" tunnels sit "" ""; then
+		ping_both 6 "0 56 1000 1432 1433 3000"
+		ring_used 2
+	fi
+	result "sit, -R ring: ping6 both ways, payloads 0 56 1000 1432 1433 3000, the large ones from the ring"
+}
+cell_tcp_ring() {
+	SITD_OPTS="-R ring" tcp_transfer "sit, -R ring" "" "" "" ring_used
+}
 cell_tcp_fou() {
 	local enc="encap fou encap-sport auto encap-dport 5555 encap-csum"
 	tcp_transfer "sit in fou, encap-csum" "$enc" "$enc" "ip fou add port 5555 ipproto 41 || exit 1"
@@ -902,7 +922,7 @@ cell_isatap() {
 	result "$name"
 }
 
-CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
+CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
