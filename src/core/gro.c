@@ -122,11 +122,13 @@ static bool kernel_merged(const struct sitd_gro *g, struct sitd_gro_item *it, co
 bool sitd_gro_kernel_nogso(struct sitd_gro *g, unsigned i)
 {
 	struct sitd_gro_item *it = &g->item[i];
-	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM, .csum_start = it->l3len,
-				    .csum_offset = TCP_CSUM };
+	struct sitd_vnet_hdr vh;
 
 	if (!it->kernel || !it->gso_size)
 		return false;
+	vnet_hdr_read(&vh, it->vnet);
+	vh.gso_type = VNET_GSO_NONE;
+	vh.gso_size = vh.hdr_len = 0;
 	it->gso_size = 0;
 	vnet_hdr_write(it->vnet, &vh);
 	return true;
@@ -186,6 +188,56 @@ static bool gro_fits(const struct sitd_gro *g, const struct sitd_gro_item *it,
 	} else if (memcmp(h, p, 4) || h[IP6_HLIM] != p[IP6_HLIM]) {
 		return false;
 	}
+	return true;
+}
+
+bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t gso_type, uint16_t gso_size)
+{
+	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM };
+	uint8_t type = gso_type & (uint8_t)~VNET_GSO_ECN;
+	struct sitd_gro_item *it;
+	struct sitd_ipinfo ii;
+	unsigned l4hdr;
+	uint32_t sum;
+	uint8_t *l4;
+
+	if (g->npkt == GRO_BATCH)
+		return false;
+	if (!gso_size || sitd_ip_parse(p, len, &ii) || ii.fragment || ii.len != len ||
+	    !(type == (ii.version == 4 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6) ? ii.l4proto == IPPROTO_TCP
+	      : type == VNET_GSO_UDP_L4 && ii.l4proto == IPPROTO_UDP))
+		return sitd_gro_add(g, p, len);
+	l4 = p + ii.l3len;
+	l4hdr = ii.l4proto == IPPROTO_TCP ? (len >= ii.l3len + TCP_HDR_LEN ? (l4[TCP_OFF] >> 4) * 4u : 0)
+					  : UDP_HDR_LEN;
+	if (l4hdr < UDP_HDR_LEN || ii.l3len + l4hdr > len)
+		return sitd_gro_add(g, p, len);
+	if (ii.l4proto == IPPROTO_UDP && !csum_ld16(l4 + 6)) {
+		/* IPv4 without a UDP checksum: the segments get one, from the pseudo-header. */
+		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_UDP, len - ii.l3len);
+		csum_st16(l4 + 6, csum_fold(sum));
+	}
+	vh.csum_start = (uint16_t)ii.l3len;
+	vh.csum_offset = ii.l4proto == IPPROTO_TCP ? TCP_CSUM : 6;
+	if (len - ii.l3len - l4hdr > gso_size) {
+		vh.gso_type = ii.l4proto == IPPROTO_TCP ? gso_type : VNET_GSO_UDP_L4;
+		vh.gso_size = gso_size;
+		vh.hdr_len = (uint16_t)(ii.l3len + l4hdr);
+	}
+	it = &g->item[g->nitem++];
+	g->pkt[g->npkt].p = p;
+	g->pkt[g->npkt].len = len;
+	it->idx[0] = (uint8_t)g->npkt++;
+	it->nseg = 1;
+	it->candidate = false;
+	it->closed = it->kernel = true;
+	it->version = (uint8_t)ii.version;
+	it->l3len = (uint16_t)ii.l3len;
+	it->hdrlen = (uint16_t)(ii.l3len + l4hdr);
+	it->total = len;
+	it->gso_size = vh.gso_size;
+	vnet_hdr_write(it->vnet, &vh);
+	STAT_INC(g->stats->rx_gro_kernel);
 	return true;
 }
 

@@ -13,6 +13,7 @@ void sitd_rx_init(struct sitd_rx *rx, const struct sitd_conf *conf, struct sitd_
 	rx->local = conf->local;
 	rx->remote = conf->remote;
 	rx->stats = stats;
+	rx->merged = false;
 }
 
 static int rx_drop(struct sitd_rx *rx, enum sitd_drop reason)
@@ -58,7 +59,7 @@ static int rx_inner(struct sitd_rx *rx, uint8_t outer_tos, uint8_t proto, uint8_
 		return rx_drop(rx, SITD_DROP_rx_inner_version);
 	if (sitd_ip_parse(in, avail, &ii))
 		return rx_drop(rx, SITD_DROP_rx_inner_truncated);
-	if (udp_merged(in, &ii))
+	if (!rx->merged && udp_merged(in, &ii))
 		return rx_drop(rx, SITD_DROP_rx_gro_udp);
 	ecn = ecn_decapsulate(outer_tos, ii.dsfield);
 	if (ecn < 0)

@@ -91,9 +91,17 @@ static void gro_flush(struct worker *w)
 /*
  * One decapsulated packet for tunnel t.  Packets of one tunnel that come one after the
  * other are merged; a packet of another tunnel writes the batch out first, so nothing
- * is reordered.  A valid packet from the remote also ends the damper's count.
+ * is reordered.  A valid packet from the remote also ends the damper's count.  A packet
+ * the kernel merged, with its vnet header's type and size (-R ring), goes up as such.
  */
-static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len)
+static bool gro_add(struct worker *w, uint8_t *p, uint32_t len, uint8_t gso_type, uint16_t gso_size)
+{
+	return gso_type ? sitd_gro_add_merged(&w->gro, p, len, gso_type, gso_size)
+			: sitd_gro_add(&w->gro, p, len);
+}
+
+static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len, uint8_t gso_type,
+		    uint16_t gso_size)
 {
 	damper_clear(&t->damper);
 	if (w->gro_t != t) {
@@ -103,11 +111,11 @@ static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len
 		w->gro.stats = &t->rx_stats;
 		w->gro.mtu = (uint16_t)__atomic_load_n(&t->conf.mtu, __ATOMIC_RELAXED);
 	}
-	if (sitd_gro_add(&w->gro, p, len))
+	if (gro_add(w, p, len, gso_type, gso_size))
 		return;
 	gro_flush(w);
 	w->gro_t = t;
-	sitd_gro_add(&w->gro, p, len);
+	gro_add(w, p, len, gso_type, gso_size);
 }
 
 /* Set the receive batch up again (recvmmsg writes the lengths back into it). */
@@ -205,10 +213,15 @@ static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, uint8_t *in,
 	return true;
 }
 
-/* One outer packet of protocol 41 or 4, its IPv4 header first, in on device ifindex. */
+/*
+ * One outer packet of protocol 41 or 4, its IPv4 header first, in on device ifindex;
+ * vh: the kernel's vnet header for it (-R ring), or NULL.
+ */
 static struct tunnel *rx_ip(struct worker *w, const struct sitd_table *tab, uint8_t *p, uint32_t len,
-			    uint32_t ifindex)
+			    uint32_t ifindex, const struct sitd_vnet_hdr *vh)
 {
+	uint8_t gso_type = vh ? vh->gso_type : VNET_GSO_NONE;
+	int r;
 	uint32_t off, ilen;
 	struct tunnel *t;
 
@@ -221,9 +234,11 @@ static struct tunnel *rx_ip(struct worker *w, const struct sitd_table *tab, uint
 		STAT_DROP(&w->stats, rx_no_tunnel);
 		return NULL;
 	}
-	if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0 &&
-	    auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
-		rx_push(w, t, p + off, ilen);
+	t->rx.merged = gso_type != VNET_GSO_NONE;
+	r = sitd_rx_decap(&t->rx, p, len, &off, &ilen);
+	t->rx.merged = false;
+	if (r == 0 && auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
+		rx_push(w, t, p + off, ilen, gso_type, vh ? vh->gso_size : 0);
 	return t;
 }
 
@@ -234,7 +249,7 @@ static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
 		struct rx_meta m;
 
 		rx_meta(&w->rmsgs[i].msg_hdr, w->rmsgs[i].msg_len, &m);
-		rx_ip(w, tab, w->bufs[i], w->rmsgs[i].msg_len, m.ifindex);
+		rx_ip(w, tab, w->bufs[i], w->rmsgs[i].msg_len, m.ifindex, NULL);
 	}
 }
 
@@ -260,13 +275,18 @@ void rx_ring(struct worker *w, struct outer *o)
 			const struct sockaddr_ll *sll =
 				(const void *)(h + TPACKET_ALIGN(sizeof(struct tpacket3_hdr)));
 			uint32_t skip = th->tp_net - th->tp_mac;
+			struct sitd_vnet_hdr vh;
 			struct tunnel *t;
 
 			/* tp_snaplen counts from the link header; cut short: as truncated. */
 			if (th->tp_snaplen < th->tp_len || th->tp_snaplen < skip) {
 				STAT_DROP(&w->stats, rx_truncated);
 			} else {
-				t = rx_ip(w, tab, h + th->tp_net, th->tp_snaplen - skip, (uint32_t)sll->sll_ifindex);
+				/* PACKET_VNET_HDR: the kernel's virtio_net_hdr is right before the frame. */
+				if (o->ring_vnet)
+					vnet_hdr_read(&vh, h + th->tp_mac - VNET_HDR_LEN);
+				t = rx_ip(w, tab, h + th->tp_net, th->tp_snaplen - skip, (uint32_t)sll->sll_ifindex,
+					  o->ring_vnet ? &vh : NULL);
 				if (t)
 					STAT_INC(t->rx_stats.rx_ring);
 			}
@@ -307,7 +327,7 @@ static void rx_udp(struct worker *w, const struct sitd_table *tab, int n)
 			uint8_t *d = w->bufs[i] + off;
 
 			if (sitd_rx_decap_udp(&t->rx, m.tos, src, d, dlen, &ioff, &ilen) == 0)
-				rx_push(w, t, d + ioff, ilen);
+				rx_push(w, t, d + ioff, ilen, 0, 0);
 		}
 	}
 }

@@ -89,10 +89,10 @@ int sock_filter_set(int fd, struct sock_filter *f, unsigned n)
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-int ring_setup(int fd, uint8_t **map)
+int ring_setup(int fd, uint8_t **map, bool *vnet)
 {
 	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
-	int v = TPACKET_V3;
+	int v = TPACKET_V3, on = 1;
 	/* Blocks hand over when full or after the timeout: a 64 KB packet merged by the
 	 * device's GRO fits in one. */
 	struct tpacket_req3 req = { .tp_block_size = RING_BLOCK, .tp_block_nr = RING_BLOCKS,
@@ -101,8 +101,11 @@ int ring_setup(int fd, uint8_t **map)
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP) };
 	void *m;
 
-	if (sock_filter_set(fd, &none, 1) < 0 ||
-	    setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
+	if (sock_filter_set(fd, &none, 1) < 0)
+		return -1;
+	/* Merged packets then come with the kernel's segment size (virtio_net_hdr_from_skb). */
+	*vnet = setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) == 0;
+	if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
 		return -1;
 	m = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -3,6 +3,7 @@
 #ifndef SITD_SOCK_H
 #define SITD_SOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -21,10 +22,11 @@ int packet_open(void);
 /*
  * -R ring: make fd (from packet_open) a TPACKET_V3 receive ring of IPv4 packets from
  * every device, mapped at *map (RING_BLOCKS blocks of RING_BLOCK bytes), taking nothing
- * until a filter is attached (ring_filter).  -1 with errno.
+ * until a filter is attached (ring_filter), each packet after the kernel's virtio_net_hdr
+ * when *vnet comes back true (PACKET_VNET_HDR).  -1 with errno.
  */
 enum { RING_BLOCK = 256 << 10, RING_BLOCKS = 16, RING_TIMEOUT_MS = 1 };
-int ring_setup(int fd, uint8_t **map);
+int ring_setup(int fd, uint8_t **map, bool *vnet);
 
 /* Attach a classic BPF program (bpf.h) to fd, replacing the one it had. */
 struct sock_filter;

@@ -2,7 +2,7 @@
 # 200 MB over TCP through the tunnel, digests compared at both ends: sit with TSO on,
 # TSO off and nopmtudisc, ipip with TSO on, mode any carrying IPv4, and sit and ipip
 # packets that B's kernel merged before sitd read them (TCP, and UDP for a UDP_GRO
-# socket).  With TSO on and
+# socket, dropped through the raw socket and split again through -R ring).  With TSO on and
 # segments that fit, the transfer must cause no Packet Too Big and no drop at all: the
 # regression of the 2013 report (doc/kernel.md "The founding lesson").  Topology: lib.sh.
 . "$(dirname "$0")/lib.sh"
@@ -77,19 +77,23 @@ tcp_csum_errors() { nstat_of TcpInCsumErrors; }
 # The same merge for UDP, which B's kernel does for a socket with UDP_GRO (QUIC servers
 # ask for it): the datagrams' sizes do not come through a raw socket, so sitd counts
 # such a packet as rx_gro_udp instead of handing B's stack a datagram that is two.
+# gro_udp_case ring: both ends with -R ring, whose vnet header gives the kernel's segment
+# size: the merged datagrams reach B's socket as the datagrams they were.
 gro_udp_case() {
-	local c0 out
+	local c0 name="UDP merged by B's GRO" k0
+	[ "${1:-}" = ring ] && name="$name, -R ring"
 	setup_pair
-	setup_tunnel sit
+	SITD_OPTS=$([ "${1:-}" = ring ] && echo "-R ring") setup_tunnel sit
 	na ethtool -K va tso off >/dev/null
 	nb ethtool -K vb gro on >/dev/null
 	if ! nb sh -c 'echo 1 >/sys/class/net/vb/threaded' 2>/dev/null; then
-		not_ok "UDP merged by B's GRO: cannot make vb's NAPI threaded"
+		not_ok "$name: cannot make vb's NAPI threaded"
 		teardown
 		return
 	fi
 	na ping -c 1 -W 2 -q $B6 >/dev/null
 	c0=$(nstat_of Udp6InCsumErrors)
+	k0=$(ctr "$PID_B" rx_gro_kernel)
 	# The receiver checks every datagram it is given: 1000 bytes each, or a multiple of
 	# 1000 with UDP_GRO's size (cmsg type 104) when B's own stack merged them.
 	nb timeout 20 python3 -c '
@@ -120,10 +124,15 @@ while time.time() < end:
         s.sendto(b"x" * 1000, (sys.argv[1], 5202))' $B6
 	wait "$rx"
 	read -r good bad <"$LOGDIR/udp.out"
-	expect_ge "UDP merged by B's GRO: datagrams received whole" "${good:-0}" 1000
-	expect_eq "UDP merged by B's GRO: none received as two" "${bad:-x}" 0
-	expect_ge "UDP merged by B's GRO: counted as rx_gro_udp" "$(ctr "$PID_B" drop_rx_gro_udp)" 1
-	expect_eq "UDP merged by B's GRO: no UDP checksum error at B" "$(( $(nstat_of Udp6InCsumErrors) - c0 ))" 0
+	expect_ge "$name: datagrams received whole" "${good:-0}" 1000
+	expect_eq "$name: none received as two" "${bad:-x}" 0
+	if [ "${1:-}" = ring ]; then
+		expect_ge "$name: merged packets split again by their size" "$(( $(ctr "$PID_B" rx_gro_kernel) - k0 ))" 1
+		expect_eq "$name: none dropped" "$(ctr "$PID_B" drop_rx_gro_udp)" 0
+	else
+		expect_ge "$name: counted as rx_gro_udp" "$(ctr "$PID_B" drop_rx_gro_udp)" 1
+	fi
+	expect_eq "$name: no UDP checksum error at B" "$(( $(nstat_of Udp6InCsumErrors) - c0 ))" 0
 	teardown
 }
 
@@ -135,4 +144,5 @@ run_case "any, IPv4 inside" any $B4IN
 gro_case "sit, merged by B's GRO" sit $B6
 gro_case "ipip, merged by B's GRO" ipip $B4IN
 gro_udp_case
+gro_udp_case ring
 finish

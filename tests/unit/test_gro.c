@@ -982,6 +982,69 @@ static void test_kernel_merged_order(void **state)
 	assert_int_equal(st.rx_gro_packets, 1);
 }
 
+/* ---- A kernel merge with its vnet header's type and size (-R ring) ---- */
+
+static void test_add_merged(void **state)
+{
+	static uint8_t big[65536], copy[65536];
+	struct pg_tcp_pkt tp = { .version = 6, .ttl = 64, .seq = SEQ0, .ack = ACK0, .flags = PG_ACK,
+				 .tcp_optlen = 12, .payload = 20000, .seed = 3, .partial = true };
+	uint8_t vh[PG_VNET_LEN];
+	unsigned l4;
+	size_t len;
+
+	(void)state;
+	/* TCP over IPv6: the kernel's size, not the MTU's. */
+	len = pg_tcp_packet(big, &tp, &l4);
+	memcpy(copy, big, len);
+	memset(&st, 0, sizeof(st));
+	sitd_gro_init(&g, true, &st);
+	g.mtu = 1480;
+	assert_true(sitd_gro_add_merged(&g, big, (uint32_t)len, 4, 1000));
+	assert_int_equal(sitd_gro_finish(&g), 1);
+	pg_vnet(vh, PG_VNET_F_NEEDS_CSUM, 4, 72, 1000, 40, 16);
+	assert_memory_equal(g.item[0].vnet, vh, PG_VNET_LEN);
+	assert_memory_equal(big, copy, len);
+	assert_int_equal(st.rx_gro_kernel, 1);
+
+	/* UDP over IPv6 (partial checksum): UDP_L4, the checksum at 6. */
+	len = pg_udp_packet(big, 6, 5000, 9, true);
+	memcpy(copy, big, len);
+	sitd_gro_reset(&g);
+	assert_true(sitd_gro_add_merged(&g, big, (uint32_t)len, 5, 1000));
+	assert_int_equal(sitd_gro_finish(&g), 1);
+	pg_vnet(vh, PG_VNET_F_NEEDS_CSUM, 5, 48, 1000, 40, 6);
+	assert_memory_equal(g.item[0].vnet, vh, PG_VNET_LEN);
+	assert_memory_equal(big, copy, len);
+	/* Without GSO when the device refuses it: the checksum offset stays UDP's. */
+	assert_true(sitd_gro_kernel_nogso(&g, 0));
+	pg_vnet(vh, PG_VNET_F_NEEDS_CSUM, 0, 0, 0, 40, 6);
+	assert_memory_equal(g.item[0].vnet, vh, PG_VNET_LEN);
+
+	/* UDP over IPv4 without a checksum: the field gets the pseudo-header sum. */
+	len = pg_udp_packet(big, 4, 3000, 9, false);
+	pg_put16(big + 26, 0);
+	sitd_gro_reset(&g);
+	assert_true(sitd_gro_add_merged(&g, big, (uint32_t)len, 5, 1000));
+	assert_int_equal(sitd_gro_finish(&g), 1);
+	assert_int_equal(pg_get16(big + 26), pg_fold(pg_pseudo4(PG_IN4_SRC, PG_IN4_DST, PG_PROTO_UDP,
+								 (uint16_t)(len - 20))));
+	pg_vnet(vh, PG_VNET_F_NEEDS_CSUM, 5, 28, 1000, 20, 6);
+	assert_memory_equal(g.item[0].vnet, vh, PG_VNET_LEN);
+
+	/* A type that does not match the packet (UDP_L4 on TCP): the usual way, not a merge. */
+	tp.partial = false;
+	tp.payload = 1000;
+	len = pg_tcp_packet(big, &tp, &l4);
+	memset(&st, 0, sizeof(st));
+	sitd_gro_reset(&g);
+	assert_true(sitd_gro_add_merged(&g, big, (uint32_t)len, 5, 1000));
+	assert_int_equal(sitd_gro_finish(&g), 1);
+	assert_false(g.item[0].kernel);
+	assert_int_equal(g.item[0].vnet[0], VF_DATA_VALID);
+	assert_int_equal(st.rx_gro_kernel, 0);
+}
+
 #define ROWS(tab)                                                                          \
 	for (size_t i = 0; i < ARRAY_SIZE(tab); i++)                                       \
 		tests[n++] = (struct CMUnitTest){ .name = tab[i].name, .test_func = test_row,    \
@@ -992,7 +1055,7 @@ int main(void)
 	struct CMUnitTest tests[ARRAY_SIZE(merge_cases) + ARRAY_SIZE(rule_cases) +
 				ARRAY_SIZE(flow_cases) + ARRAY_SIZE(single_cases) +
 				ARRAY_SIZE(bytes_cases) + ARRAY_SIZE(unmerge_cases) +
-				ARRAY_SIZE(kmerge_cases) + 6];
+				ARRAY_SIZE(kmerge_cases) + 7];
 	size_t n = 0;
 
 	ROWS(merge_cases);
@@ -1014,5 +1077,6 @@ int main(void)
 		tests[n++] = (struct CMUnitTest){ .name = kmerge_cases[i].name, .test_func = test_kernel_merged,
 						  .initial_state = (void *)(uintptr_t)&kmerge_cases[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_kernel_merged_order);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_add_merged);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -333,6 +333,16 @@ static void test_rx_udp_not_merged(void **state)
 		assert_int_equal(sitd_rx_decap(&rx, buf, (uint32_t)n, &off, &il), 0);
 		assert_int_equal(total_drops(), 0);
 	}
+	/* A merge whose size the kernel's vnet header gave (-R ring): not dropped. */
+	mk_outer(PG_PROTO_IPV6, 0, mk_inner(6, 200, 0), 0, 0);
+	pg_put16(udp_csum_field(6), udp_partial(6));
+	rx_setup(SITD_MODE_SIT, PG_OUTER_LOCAL);
+	rx.merged = true;
+	assert_int_equal(sitd_rx_decap(&rx, buf, 220, &off, &il), 0);
+	rx.merged = false;
+	assert_int_equal(total_drops(), 0);
+	assert_int_equal(sitd_rx_decap(&rx, buf, 220, &off, &il), -1);	/* and dropped without */
+	assert_int_equal(st.drop[SITD_DROP_rx_gro_udp], 1);
 	mk_outer(PG_PROTO_IPIP, 0, mk_inner(4, 200, 0), 0, 0);
 	pg_put16(udp_csum_field(4), 0);
 	rx_setup(SITD_MODE_IPIP, PG_OUTER_LOCAL);
