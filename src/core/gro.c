@@ -118,6 +118,49 @@ static bool kernel_merged(const struct sitd_gro *g, struct sitd_gro_item *it, co
 	return true;
 }
 
+/*
+ * UDP whose checksum field holds only the pseudo-header sum (CHECKSUM_PARTIAL), its full
+ * checksum wrong: a datagram from a kernel whose device was to finish the sum (veth
+ * passes such packets on unfinished), or datagrams the receiving device's GRO merged for
+ * a socket with UDP_GRO (udp_gro_receive_segment, udp4/udp6_gro_complete).  One that
+ * fits the tunnel's MTU goes up alone with NEEDS_CSUM.  A longer one is a merge whose
+ * datagram sizes a raw socket does not give, and which cannot be split again: dropped as
+ * rx_gro_udp (B's stack would drop it for its checksum).  1: it is such a packet, and
+ * the item is filled or (0 returned in *keep) the packet dropped; 0: it is not.
+ */
+static int udp_partial(const struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p,
+		       uint32_t len, bool *keep)
+{
+	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM, .csum_offset = 6 };
+	unsigned mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
+	struct sitd_ipinfo ii;
+	uint32_t l4, sum;
+
+	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_UDP || ii.fragment || ii.len != len)
+		return 0;
+	l4 = len - ii.l3len;
+	if (l4 < UDP_HDR_LEN || !csum_ld16(p + ii.l3len + 6))
+		return 0;
+	if (ii.version == 4)
+		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_UDP, l4);
+	else
+		sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_UDP, l4);
+	if (csum_ld16(p + ii.l3len + 6) != csum_fold(sum) ||
+	    csum_fold(csum_partial(p + ii.l3len, l4, sum)) == 0xffff)
+		return 0;
+	*keep = len <= mtu;
+	if (!*keep)
+		return 1;
+	it->version = (uint8_t)ii.version;
+	it->l3len = (uint16_t)ii.l3len;
+	it->hdrlen = (uint16_t)(ii.l3len + UDP_HDR_LEN);
+	it->total = len;
+	it->gso_size = 0;
+	vh.csum_start = (uint16_t)ii.l3len;
+	vnet_hdr_write(it->vnet, &vh);
+	return 1;
+}
+
 /* Drop a kernel-merged item's GSO, keeping NEEDS_CSUM; false when it has none. */
 bool sitd_gro_kernel_nogso(struct sitd_gro *g, unsigned i)
 {
@@ -244,6 +287,7 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 {
 	struct sitd_gro_item n, *it;
+	bool keep;
 	uint8_t idx;
 
 	if (g->npkt == GRO_BATCH)
@@ -253,6 +297,18 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 	g->pkt[idx].len = len;
 
 	it = &g->item[g->nitem];
+	if (udp_partial(g, it, p, len, &keep)) {
+		if (!keep) {	/* its slot stays taken, with no item */
+			STAT_DROP(g->stats, rx_gro_udp);
+			return true;
+		}
+		g->nitem++;
+		it->idx[0] = idx;
+		it->nseg = 1;
+		it->candidate = false;
+		it->closed = it->kernel = true;
+		return true;
+	}
 	if (kernel_merged(g, it, p, len)) {
 		g->nitem++;
 		it->idx[0] = idx;

@@ -13,34 +13,12 @@ void sitd_rx_init(struct sitd_rx *rx, const struct sitd_conf *conf, struct sitd_
 	rx->local = conf->local;
 	rx->remote = conf->remote;
 	rx->stats = stats;
-	rx->merged = false;
 }
 
 static int rx_drop(struct sitd_rx *rx, enum sitd_drop reason)
 {
 	STAT_INC(rx->stats->drop[reason]);
 	return -1;
-}
-
-/*
- * UDP datagrams the receiving device's GRO merged for a socket with UDP_GRO
- * (udp_gro_receive_segment): one datagram, the checksum field holding only the
- * pseudo-header sum (udp4/udp6_gro_complete).  The datagrams' sizes (gso_size) do not
- * come through a raw socket, so they cannot be split again: dropped and counted, as the
- * kernel would drop them for their checksum.  A checksum that is right is never this.
- */
-static bool udp_merged(const uint8_t *in, const struct sitd_ipinfo *ii)
-{
-	uint32_t l4 = ii->len - ii->l3len, sum;
-	const uint8_t *uh = in + ii->l3len;
-
-	if (ii->l4proto != IPPROTO_UDP || ii->fragment || l4 < UDP_HDR_LEN || !csum_ld16(uh + 6))
-		return false;
-	if (ii->version == 4)
-		sum = csum_pseudo4(in + IP4_SRC, in + IP4_DST, IPPROTO_UDP, l4);
-	else
-		sum = csum_pseudo6(in + IP6_SRC, in + IP6_DST, IPPROTO_UDP, l4);
-	return csum_ld16(uh + 6) == csum_fold(sum) && csum_fold(csum_partial(uh, l4, sum)) != 0xffff;
 }
 
 /*
@@ -59,8 +37,6 @@ static int rx_inner(struct sitd_rx *rx, uint8_t outer_tos, uint8_t proto, uint8_
 		return rx_drop(rx, SITD_DROP_rx_inner_version);
 	if (sitd_ip_parse(in, avail, &ii))
 		return rx_drop(rx, SITD_DROP_rx_inner_truncated);
-	if (!rx->merged && udp_merged(in, &ii))
-		return rx_drop(rx, SITD_DROP_rx_gro_udp);
 	ecn = ecn_decapsulate(outer_tos, ii.dsfield);
 	if (ecn < 0)
 		return rx_drop(rx, SITD_DROP_rx_ecn);

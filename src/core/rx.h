@@ -16,9 +16,6 @@ struct sitd_rx {
 	enum sitd_encap encap;
 	uint32_t local, remote;
 	struct sitd_stats *stats;
-	/* Set by the caller around one sitd_rx_decap: the kernel's vnet header said it merged
-	 * this packet and gave the segment size, so merged UDP is not dropped (rx.c). */
-	bool merged;
 };
 
 void sitd_rx_init(struct sitd_rx *rx, const struct sitd_conf *conf, struct sitd_stats *stats);

@@ -234,9 +234,7 @@ static struct tunnel *rx_ip(struct worker *w, const struct sitd_table *tab, uint
 		STAT_DROP(&w->stats, rx_no_tunnel);
 		return NULL;
 	}
-	t->rx.merged = gso_type != VNET_GSO_NONE;
 	r = sitd_rx_decap(&t->rx, p, len, &off, &ilen);
-	t->rx.merged = false;
 	if (r == 0 && auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
 		rx_push(w, t, p + off, ilen, gso_type, vh ? vh->gso_size : 0);
 	return t;

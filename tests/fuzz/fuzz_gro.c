@@ -14,8 +14,8 @@
  *	  flags bit 0: then set the IP length field to the packet's length, and the IPv4
  *		header checksum
  *	  flags bit 1: then set the TCP checksum (when the packet parses as TCP)
- *	  flags bit 3: then set the TCP checksum field to the pseudo-header sum alone, as
- *		the receiving kernel's GRO leaves a packet it merged
+ *	  flags bit 3: then set the TCP or UDP checksum field to the pseudo-header sum
+ *		alone, as the receiving kernel's GRO leaves a packet it merged
  * Each packet is trimmed to its IP length when it parses, as sitd_rx_decap hands it
  * over, and copied into a heap buffer of exactly its size.  Empty packets are skipped
  * (sitd_rx_decap never gives one).  The chunk after GRO_BATCH must be refused.
@@ -40,8 +40,11 @@
  *     longer than one segment of a 1480-byte MTU or its full checksum wrong) goes out
  *     alone, as received, with NEEDS_CSUM at the TCP header and GSO TCPV4/TCPV6 (ECN
  *     with CWR) at the MTU's segment size when longer than one; it never merges;
- *   - counters: rx_gro_packets, rx_gro_merged, rx_gro_kernel, rx_csum_bad as the above
- *     says, no other;
+ *   - UDP whose checksum field is the pseudo-header sum and whose full checksum is wrong
+ *     (CHECKSUM_PARTIAL, or merged by the kernel): within 1480 bytes alone with
+ *     NEEDS_CSUM at offset 6; longer, in no output, counted as the drop rx_gro_udp;
+ *   - counters: rx_gro_packets, rx_gro_merged, rx_gro_kernel, rx_csum_bad and that drop
+ *     as the above says, no other;
  *   - only merged heads' headers were written; sitd_gro_unmerge restores them byte for
  *     byte; a second batch of the same packets groups them the same way.
  */
@@ -124,6 +127,30 @@ static bool kmerged(const uint8_t *p, uint32_t len, struct sitd_vnet_hdr *vh)
 		vh->hdr_len = (uint16_t)(l3 + th);
 	}
 	return true;
+}
+
+/* UDP with a partial checksum (gro.h): 0 not, 1 up alone (vnet in *vh), -1 dropped. */
+static int udp_partial_ref(const uint8_t *p, uint32_t len, struct sitd_vnet_hdr *vh)
+{
+	struct sitd_ipinfo ii;
+	uint32_t l4, ps;
+
+	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_UDP || ii.fragment || ii.len != len)
+		return 0;
+	l4 = len - ii.l3len;
+	if (l4 < 8 || !pg_get16(p + ii.l3len + 6))
+		return 0;
+	ps = ii.version == 4 ? pg_pseudo4(pg_get32(p + 12), pg_get32(p + 16), PG_PROTO_UDP, (uint16_t)l4)
+			     : pg_pseudo6(p + 8, p + 24, PG_PROTO_UDP, l4);
+	if (pg_get16(p + ii.l3len + 6) != pg_fold(ps) || pg_fold(pg_sum(p + ii.l3len, l4, ps)) == 0xffff)
+		return 0;
+	if (len > MTU)
+		return -1;
+	memset(vh, 0, sizeof(*vh));
+	vh->flags = VNET_F_NEEDS_CSUM;
+	vh->csum_start = (uint16_t)ii.l3len;
+	vh->csum_offset = 6;
+	return 1;
 }
 
 enum cand { NOT_CAND, CSUM_BAD, CAND };
@@ -209,18 +236,22 @@ static void fix_tcp(uint8_t *p, uint32_t len)
 	pg_put16(t + 16, (uint16_t)~pg_fold(pg_sum(t, l4, ps)));
 }
 
-/* The TCP checksum field as the kernel's GRO leaves it: the pseudo-header sum alone. */
-static void partial_tcp(uint8_t *p, uint32_t len)
+/* The TCP or UDP checksum field as the kernel's GRO leaves it: the pseudo-header sum alone. */
+static void partial_l4(uint8_t *p, uint32_t len)
 {
 	struct sitd_ipinfo ii;
+	unsigned at;
 
-	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_TCP || ii.later_fragment ||
-	    ii.l3len + 18 > ii.len)
+	if (sitd_ip_parse(p, len, &ii) || ii.later_fragment ||
+	    (ii.l4proto != IPPROTO_TCP && ii.l4proto != IPPROTO_UDP))
 		return;
-	pg_put16(p + ii.l3len + 16,
-		 pg_fold(ii.version == 4 ? pg_pseudo4(pg_get32(p + 12), pg_get32(p + 16), PG_PROTO_TCP,
+	at = ii.l4proto == IPPROTO_TCP ? 16 : 6;
+	if (ii.l3len + at + 2 > ii.len)
+		return;
+	pg_put16(p + ii.l3len + at,
+		 pg_fold(ii.version == 4 ? pg_pseudo4(pg_get32(p + 12), pg_get32(p + 16), ii.l4proto,
 						      (uint16_t)(ii.len - ii.l3len))
-					 : pg_pseudo6(p + 8, p + 24, PG_PROTO_TCP, ii.len - ii.l3len)));
+					 : pg_pseudo6(p + 8, p + 24, ii.l4proto, ii.len - ii.l3len)));
 }
 
 /* The segment after packet k - 1 of its flow, into work; its length, or 0 when none. */
@@ -359,11 +390,11 @@ static void check_merged(const struct sitd_gro_item *it, uint32_t flen)
 /* The batch as sitd_gro_finish left it. */
 static void check_batch(bool enabled, unsigned nb, unsigned ni)
 {
-	unsigned seen[GRO_BATCH] = { 0 }, order[GRO_BATCH], no = 0, kiov = 0;
+	unsigned seen[GRO_BATCH] = { 0 }, order[GRO_BATCH], no = 0, kiov = 0, ndrop;
 	bool head_merged[GRO_BATCH] = { false };
 	struct sitd_stats want;
 
-	CHECK(ni == g.nitem && ni <= nb && (nb == 0) == (ni == 0));
+	CHECK(ni == g.nitem && ni <= nb && (nb != 0 || ni == 0));
 	memset(&want, 0, sizeof(want));
 	for (unsigned i = 0; i < ni; i++) {
 		const struct sitd_gro_item *it = &g.item[i];
@@ -404,7 +435,10 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 			struct sitd_vnet_hdr kv;
 			unsigned l3, hdr;
 
-			if (kmerged(orig[h], plen[h], &kv)) {
+			CHECK(udp_partial_ref(orig[h], plen[h], &kv) >= 0);
+			if (udp_partial_ref(orig[h], plen[h], &kv) == 1) {
+				vnet_hdr_write(vz, &kv);
+			} else if (kmerged(orig[h], plen[h], &kv)) {
 				vnet_hdr_write(vz, &kv);
 				want.rx_gro_kernel++;
 			} else if (enabled && candidate(orig[h], plen[h], &l3, &hdr) == CAND) {
@@ -415,9 +449,16 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 			CHECK(!memcmp(flat + VNET_HDR_LEN, orig[h], plen[h]));
 		}
 	}
-	CHECK(no == nb);
-	for (unsigned b = 0; b < nb; b++)
-		CHECK(seen[b] == 1);
+	ndrop = 0;
+	for (unsigned b = 0; b < nb; b++) {
+		struct sitd_vnet_hdr kv;
+		bool dropped = udp_partial_ref(orig[b], plen[b], &kv) < 0;
+
+		CHECK(seen[b] == !dropped);
+		want.drop[SITD_DROP_rx_gro_udp] += dropped;
+		ndrop += dropped;
+	}
+	CHECK(no + ndrop == nb);
 	/* Within a flow, arrival order. */
 	for (unsigned x = 0; x < no; x++)
 		for (unsigned y = x + 1; y < no; y++)
@@ -441,7 +482,7 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 
 			struct sitd_vnet_hdr kv;
 
-			want.rx_csum_bad += !kmerged(orig[b], plen[b], &kv) &&
+			want.rx_csum_bad += !udp_partial_ref(orig[b], plen[b], &kv) && !kmerged(orig[b], plen[b], &kv) &&
 					    candidate(orig[b], plen[b], &l3, &hdr) == CSUM_BAD;
 		}
 	CHECK(!memcmp(&st, &want, sizeof(st)));
@@ -489,7 +530,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fl & 2)
 			fix_tcp(work, len);
 		if (fl & 8)
-			partial_tcp(work, len);
+			partial_l4(work, len);
 		if (!sitd_ip_parse(work, len, &ii))
 			len = ii.len;	/* trimmed, as sitd_rx_decap hands it over */
 		add_packet(len);

@@ -162,7 +162,6 @@ enum rx_mutation {
 	RXM_INNER_LEN,		/* inner IPv6 payload length / IPv4 total length = val */
 	RXM_INNER_BYTE0,	/* inner version/IHL byte = val */
 	RXM_OUTER_ECN,		/* outer ECN = val, checksum fixed */
-	RXM_UDP_PARTIAL,	/* inner UDP checksum field = the pseudo-header sum (a GRO merge) */
 };
 
 struct drop_case {
@@ -223,27 +222,7 @@ static struct drop_case drop_cases[] = {
 	  SITD_DROP_rx_ecn },
 	{ "outer CE on a Not-ECT inner IPv4 packet (RFC 6040 4.2)", SITD_MODE_IPIP, 4, RXM_OUTER_ECN, 3,
 	  SITD_DROP_rx_ecn },
-	{ "inner IPv6 UDP merged by the receiving GRO (partial checksum)", SITD_MODE_SIT, 6,
-	  RXM_UDP_PARTIAL, 0, SITD_DROP_rx_gro_udp },
-	{ "inner IPv4 UDP merged by the receiving GRO (partial checksum)", SITD_MODE_IPIP, 4,
-	  RXM_UDP_PARTIAL, 0, SITD_DROP_rx_gro_udp },
 };
-
-/* Where the inner UDP checksum field is in buf (outer header 20 bytes). */
-static uint8_t *udp_csum_field(unsigned version)
-{
-	return buf + 20 + (version == 4 ? 20 : 40) + 6;
-}
-
-/* The pseudo-header sum of buf's inner UDP datagram, as udp4/udp6_gro_complete leave it. */
-static uint16_t udp_partial(unsigned version)
-{
-	const uint8_t *ip = buf + 20, *uh = udp_csum_field(version) - 6;
-	uint16_t ulen = pg_get16(uh + 4);
-
-	return pg_fold(version == 4 ? pg_pseudo4(pg_get32(ip + 12), pg_get32(ip + 16), PG_PROTO_UDP, ulen)
-				    : pg_pseudo6(ip + 8, ip + 24, PG_PROTO_UDP, ulen));
-}
 
 static void test_rx_drop(void **state)
 {
@@ -299,55 +278,11 @@ static void test_rx_drop(void **state)
 		buf[1] = (uint8_t)((buf[1] & ~3u) | c->val);
 		refresh_csum();
 		break;
-	case RXM_UDP_PARTIAL:
-		pg_put16(udp_csum_field(c->version), udp_partial(c->version));
-		break;
 	}
 	assert_int_equal(sitd_rx_decap(&rx, buf, len, &off, &il), -1);
 	assert_int_equal(st.drop[c->reason], 1);
 	assert_int_equal(total_drops(), 1);
 	assert_int_equal(st.rx_ecn_marked, 0);
-}
-
-/*
- * A datagram whose checksum is right is delivered even when its field holds the partial
- * value by chance, and so is an IPv4 datagram without a checksum (0).
- */
-static void test_rx_udp_not_merged(void **state)
-{
-	uint32_t off, il;
-
-	(void)state;
-	for (unsigned v = 4; v <= 6; v += 2) {
-		size_t ilen = mk_inner(v, 200, 0), n = mk_outer(v == 6 ? PG_PROTO_IPV6 : PG_PROTO_IPIP, 0, ilen, 0, 0);
-		uint8_t *f = udp_csum_field(v), *last = buf + n - 2;
-		uint16_t want = udp_partial(v);
-		/* Move the difference into the last payload word: the full sum stays right. */
-		uint32_t w = (uint32_t)pg_get16(last) + pg_get16(f) + (uint16_t)~want;
-
-		w = (w & 0xffff) + (w >> 16);
-		pg_put16(last, (uint16_t)((w & 0xffff) + (w >> 16)));
-		pg_put16(f, want);
-		assert_true(pg_l4_csum_ok(buf + 20, v == 4 ? 20 : 40, PG_PROTO_UDP));
-		rx_setup(SITD_MODE_ANY, PG_OUTER_LOCAL);
-		assert_int_equal(sitd_rx_decap(&rx, buf, (uint32_t)n, &off, &il), 0);
-		assert_int_equal(total_drops(), 0);
-	}
-	/* A merge whose size the kernel's vnet header gave (-R ring): not dropped. */
-	mk_outer(PG_PROTO_IPV6, 0, mk_inner(6, 200, 0), 0, 0);
-	pg_put16(udp_csum_field(6), udp_partial(6));
-	rx_setup(SITD_MODE_SIT, PG_OUTER_LOCAL);
-	rx.merged = true;
-	assert_int_equal(sitd_rx_decap(&rx, buf, 220, &off, &il), 0);
-	rx.merged = false;
-	assert_int_equal(total_drops(), 0);
-	assert_int_equal(sitd_rx_decap(&rx, buf, 220, &off, &il), -1);	/* and dropped without */
-	assert_int_equal(st.drop[SITD_DROP_rx_gro_udp], 1);
-	mk_outer(PG_PROTO_IPIP, 0, mk_inner(4, 200, 0), 0, 0);
-	pg_put16(udp_csum_field(4), 0);
-	rx_setup(SITD_MODE_IPIP, PG_OUTER_LOCAL);
-	assert_int_equal(sitd_rx_decap(&rx, buf, 220, &off, &il), 0);
-	assert_int_equal(total_drops(), 0);
 }
 
 /* The same packet passes once the offending field is put right: the drops are not spurious. */
@@ -540,12 +475,11 @@ static void test_rx_ecn_table(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(good_cases) + ARRAY_SIZE(drop_cases) + ARRAY_SIZE(bare_cases) + 5];
+	struct CMUnitTest tests[ARRAY_SIZE(good_cases) + ARRAY_SIZE(drop_cases) + ARRAY_SIZE(bare_cases) + 4];
 	size_t n = 0;
 
 	TABLE(good_cases, test_rx_good);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_rx_drop_baseline);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_rx_udp_not_merged);
 	TABLE(drop_cases, test_rx_drop);
 	TABLE(bare_cases, test_rx_bare);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_rx_ecn_ce_ipv4);
