@@ -253,11 +253,14 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 	l4 = p + ii.l3len;
 	l4hdr = ii.l4proto == IPPROTO_TCP ? (len >= ii.l3len + TCP_HDR_LEN ? (l4[TCP_OFF] >> 4) * 4u : 0)
 					  : UDP_HDR_LEN;
-	if (l4hdr < UDP_HDR_LEN || ii.l3len + l4hdr > len)
+	if (l4hdr < (ii.l4proto == IPPROTO_TCP ? TCP_HDR_LEN : UDP_HDR_LEN) || ii.l3len + l4hdr > len)
 		return sitd_gro_add(g, p, len);
 	if (ii.l4proto == IPPROTO_UDP && !csum_ld16(l4 + 6)) {
-		/* IPv4 without a UDP checksum: the segments get one, from the pseudo-header. */
-		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_UDP, len - ii.l3len);
+		/* Without a UDP checksum (IPv4): the segments get one, from the pseudo-header. */
+		if (ii.version == 4)
+			sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_UDP, len - ii.l3len);
+		else
+			sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_UDP, len - ii.l3len);
 		csum_st16(l4 + 6, csum_fold(sum));
 	}
 	vh.csum_start = (uint16_t)ii.l3len;

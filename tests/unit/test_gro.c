@@ -1032,6 +1032,14 @@ static void test_add_merged(void **state)
 	pg_vnet(vh, PG_VNET_F_NEEDS_CSUM, 5, 28, 1000, 20, 6);
 	assert_memory_equal(g.item[0].vnet, vh, PG_VNET_LEN);
 
+	/* A TCP header shorter than 20 bytes (data offset 4): not taken as a merge. */
+	len = pg_tcp_packet(big, &tp, &l4);
+	big[l4 + 12] = 0x40;
+	sitd_gro_reset(&g);
+	assert_true(sitd_gro_add_merged(&g, big, (uint32_t)len, 4, 1000));
+	assert_int_equal(sitd_gro_finish(&g), 1);
+	assert_false(g.item[0].kernel);
+
 	/* A type that does not match the packet (UDP_L4 on TCP): the usual way, not a merge. */
 	tp.partial = false;
 	tp.payload = 1000;
