@@ -143,8 +143,7 @@ row_sit-pkt-ring() { SITD_OPTS="-T packet -R ring" sitd_row sit $B6; }
 # veth's NAPI thread reorders some packets, so compare CPU per GB more than Gbit/s.
 row_sit-ul() { UNDERLAY="na ethtool -K va tso off" sitd_row sit $B6; }
 row_sit-ul-gro() {
-	UNDERLAY="na ethtool -K va tso off; nb ethtool -K vb gro on; nb sh -c 'echo 1 >/sys/class/net/vb/threaded'" \
-		sitd_row sit $B6
+	UNDERLAY="merging_underlay sit-ul-gro" sitd_row sit $B6
 }
 row_veth-p4() { STREAMS=4 row_veth; }
 row_sit-p4() { STREAMS=4 sitd_row sit $B6; }

@@ -378,3 +378,15 @@ drops_total() {
 	p=$("$SITD" -S "$(sock_of "$pid")" status -j | jq '[.drops[]] | add') || return 1
 	echo $((t + p))
 }
+
+# merging_underlay NAME: make B's veth merge the tunnel's packets before sitd reads them,
+# as a NIC's GRO does (doc/kernel.md "Merged by the kernel"): veth merges only what
+# reaches its NAPI in bursts, so TSO off on A's side, GRO and a NAPI thread on B's.
+# Fails NAME's check (and returns 1) when the kernel cannot do that.
+merging_underlay() {
+	na ethtool -K va tso off >/dev/null
+	nb ethtool -K vb gro on >/dev/null
+	nb sh -c 'echo 1 >/sys/class/net/vb/threaded' 2>/dev/null && return 0
+	not_ok "$1: cannot make vb's NAPI threaded (/sys/class/net/vb/threaded)"
+	return 1
+}

@@ -41,23 +41,15 @@ run_case() {
 	teardown
 }
 
-# gro_case NAME MODE ADDR: the same transfer with GRO on B's veth, as a NIC or virtio_net
-# has it, so B's kernel merges the tunnel's packets (sit_gro_receive, ipip_gro_receive)
-# before its raw socket gives them to sitd, with the TCP checksum left partial.  veth
-# merges only what reaches its NAPI in bursts: TSO off on A's side and a NAPI thread on
-# B's.  Before sitd knew such packets it wrote them as they were, and B's TCP found their
+# gro_case NAME MODE ADDR: the same transfer with B's kernel merging the tunnel's packets
+# (merging_underlay; sit_gro_receive, ipip_gro_receive) before its raw socket gives them
+# to sitd, with the TCP checksum left partial.  Before sitd knew such packets it wrote them as they were, and B's TCP found their
 # checksums wrong.
 gro_case() {
 	local name=$1 mode=$2 addr=$3 k0 c0 b0
 	setup_pair
 	setup_tunnel "$mode"
-	na ethtool -K va tso off >/dev/null
-	nb ethtool -K vb gro on >/dev/null
-	if ! nb sh -c 'echo 1 >/sys/class/net/vb/threaded' 2>/dev/null; then
-		not_ok "$name: cannot make vb's NAPI threaded (/sys/class/net/vb/threaded)"
-		teardown
-		return
-	fi
+	merging_underlay "$name" || { teardown; return; }
 	na ping -c 1 -W 2 -q "$addr" >/dev/null
 	k0=$(ctr "$PID_B" rx_gro_kernel)
 	c0=$(tcp_csum_errors)
@@ -84,13 +76,7 @@ gro_udp_case() {
 	[ "${1:-}" = ring ] && name="$name, -R ring"
 	setup_pair
 	SITD_OPTS=$([ "${1:-}" = ring ] && echo "-R ring") setup_tunnel sit
-	na ethtool -K va tso off >/dev/null
-	nb ethtool -K vb gro on >/dev/null
-	if ! nb sh -c 'echo 1 >/sys/class/net/vb/threaded' 2>/dev/null; then
-		not_ok "$name: cannot make vb's NAPI threaded"
-		teardown
-		return
-	fi
+	merging_underlay "$name" || { teardown; return; }
 	na ping -c 1 -W 2 -q $B6 >/dev/null
 	c0=$(nstat_of Udp6InCsumErrors)
 	k0=$(ctr "$PID_B" rx_gro_kernel)
