@@ -136,7 +136,9 @@ static int udp_partial(const struct sitd_gro *g, struct sitd_gro_item *it, const
 	struct sitd_ipinfo ii;
 	uint32_t l4, sum;
 
-	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_UDP || ii.fragment || ii.len != len)
+	/* Per packet: only UDP right after the IP header is parsed further. */
+	if (len < IPV4_HDR_LEN + UDP_HDR_LEN || p[ip_version(p) == 4 ? IP4_PROTO : IP6_NXT] != IPPROTO_UDP ||
+	    sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_UDP || ii.fragment || ii.len != len)
 		return 0;
 	l4 = len - ii.l3len;
 	if (l4 < UDP_HDR_LEN || !csum_ld16(p + ii.l3len + 6))

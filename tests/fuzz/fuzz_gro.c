@@ -40,8 +40,9 @@
  *     longer than one segment of a 1480-byte MTU or its full checksum wrong) goes out
  *     alone, as received, with NEEDS_CSUM at the TCP header and GSO TCPV4/TCPV6 (ECN
  *     with CWR) at the MTU's segment size when longer than one; it never merges;
- *   - UDP whose checksum field is the pseudo-header sum and whose full checksum is wrong
- *     (CHECKSUM_PARTIAL, or merged by the kernel): within 1480 bytes alone with
+ *   - UDP right after the IP header whose checksum field is the pseudo-header sum and
+ *     whose full checksum is wrong
+ *     (CHECKSUM_PARTIAL, or merged by the kernel): within 1480 bytes, alone with
  *     NEEDS_CSUM at offset 6; longer, in no output, counted as the drop rx_gro_udp;
  *   - counters: rx_gro_packets, rx_gro_merged, rx_gro_kernel, rx_csum_bad and that drop
  *     as the above says, no other;
@@ -136,6 +137,8 @@ static int udp_partial_ref(const uint8_t *p, uint32_t len, struct sitd_vnet_hdr 
 	uint32_t l4, ps;
 
 	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_UDP || ii.fragment || ii.len != len)
+		return 0;
+	if (p[ii.version == 4 ? 9 : 6] != PG_PROTO_UDP)	/* no IPv6 extension header */
 		return 0;
 	l4 = len - ii.l3len;
 	if (l4 < 8 || !pg_get16(p + ii.l3len + 6))
