@@ -87,19 +87,12 @@ static unsigned workers_of(const char *s)
 	return (unsigned)v;
 }
 
-static bool tx_path_of(const char *s)
+/* -T and -R: raw (the default, false) or the other path, alt (true). */
+static bool path_of(char opt, const char *alt, const char *s)
 {
-	if (!strcmp(s, "raw") || !strcmp(s, "packet"))
-		return !strcmp(s, "packet");
-	fprintf(stderr, "sitd: -T takes raw or packet, not \"%s\"\n", s);
-	exit(2);
-}
-
-static bool rx_path_of(const char *s)
-{
-	if (!strcmp(s, "raw") || !strcmp(s, "ring"))
-		return !strcmp(s, "ring");
-	fprintf(stderr, "sitd: -R takes raw or ring, not \"%s\"\n", s);
+	if (!strcmp(s, "raw") || !strcmp(s, alt))
+		return !strcmp(s, alt);
+	fprintf(stderr, "sitd: -%c takes raw or %s, not \"%s\"\n", opt, alt, s);
 	exit(2);
 }
 
@@ -136,9 +129,9 @@ static int parse_options(int argc, char **argv, struct server_opts *o, const cha
 		else if (a[1] == 'w')
 			o->workers = workers_of(argv[++i]);
 		else if (a[1] == 'T')
-			o->tx_packet = tx_path_of(argv[++i]);
+			o->tx_packet = path_of('T', "packet", argv[++i]);
 		else if (a[1] == 'R')
-			o->rx_ring = rx_path_of(argv[++i]);
+			o->rx_ring = path_of('R', "ring", argv[++i]);
 		else
 			*group = argv[++i];
 	}

@@ -246,9 +246,11 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 	uint32_t sum;
 	uint8_t *l4;
 
+	if (!gso_size)
+		return sitd_gro_add(g, p, len);
 	if (g->npkt == GRO_BATCH)
 		return false;
-	if (!gso_size || sitd_ip_parse(p, len, &ii) || ii.fragment || ii.len != len ||
+	if (sitd_ip_parse(p, len, &ii) || ii.fragment || ii.len != len ||
 	    !(type == (ii.version == 4 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6) ? ii.l4proto == IPPROTO_TCP
 	      : type == VNET_GSO_UDP_L4 && ii.l4proto == IPPROTO_UDP))
 		return sitd_gro_add(g, p, len);

@@ -85,8 +85,8 @@ unsigned sitd_gro_finish(struct sitd_gro *g);
  * Add an inner packet the receiving kernel merged, with the segment size and type its
  * vnet header gave (-R ring): written alone with NEEDS_CSUM and that GSO, so merged UDP
  * datagrams are split again where they were.  gso_type is VNET_GSO_TCPV4/TCPV6/UDP_L4
- * (| VNET_GSO_ECN).  A packet that does not match the type goes the sitd_gro_add way.
- * false when the batch is full.
+ * (| VNET_GSO_ECN).  A packet that does not match the type, or gso_size 0 (not merged),
+ * goes the sitd_gro_add way.  false when the batch is full.
  */
 bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *pkt, uint32_t len, uint8_t gso_type, uint16_t gso_size);
 

@@ -94,12 +94,6 @@ static void gro_flush(struct worker *w)
  * is reordered.  A valid packet from the remote also ends the damper's count.  A packet
  * the kernel merged, with its vnet header's type and size (-R ring), goes up as such.
  */
-static bool gro_add(struct worker *w, uint8_t *p, uint32_t len, uint8_t gso_type, uint16_t gso_size)
-{
-	return gso_type ? sitd_gro_add_merged(&w->gro, p, len, gso_type, gso_size)
-			: sitd_gro_add(&w->gro, p, len);
-}
-
 static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len, uint8_t gso_type,
 		    uint16_t gso_size)
 {
@@ -111,11 +105,11 @@ static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len
 		w->gro.stats = &t->rx_stats;
 		w->gro.mtu = (uint16_t)__atomic_load_n(&t->conf.mtu, __ATOMIC_RELAXED);
 	}
-	if (gro_add(w, p, len, gso_type, gso_size))
+	if (sitd_gro_add_merged(&w->gro, p, len, gso_type, gso_size))
 		return;
 	gro_flush(w);
 	w->gro_t = t;
-	gro_add(w, p, len, gso_type, gso_size);
+	sitd_gro_add_merged(&w->gro, p, len, gso_type, gso_size);
 }
 
 /* Set the receive batch up again (recvmmsg writes the lengths back into it). */
@@ -220,8 +214,6 @@ static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, uint8_t *in,
 static struct tunnel *rx_ip(struct worker *w, const struct sitd_table *tab, uint8_t *p, uint32_t len,
 			    uint32_t ifindex, const struct sitd_vnet_hdr *vh)
 {
-	uint8_t gso_type = vh ? vh->gso_type : VNET_GSO_NONE;
-	int r;
 	uint32_t off, ilen;
 	struct tunnel *t;
 
@@ -234,9 +226,9 @@ static struct tunnel *rx_ip(struct worker *w, const struct sitd_table *tab, uint
 		STAT_DROP(&w->stats, rx_no_tunnel);
 		return NULL;
 	}
-	r = sitd_rx_decap(&t->rx, p, len, &off, &ilen);
-	if (r == 0 && auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
-		rx_push(w, t, p + off, ilen, gso_type, vh ? vh->gso_size : 0);
+	if (sitd_rx_decap(&t->rx, p, len, &off, &ilen) == 0 &&
+	    auto_ok(t, rd32(p + IP4_SRC), rd32(p + IP4_DST), p + off, ilen))
+		rx_push(w, t, p + off, ilen, vh ? vh->gso_type : VNET_GSO_NONE, vh ? vh->gso_size : 0);
 	return t;
 }
 
