@@ -14,51 +14,62 @@ void sitd_gro_init(struct sitd_gro *g, bool enabled, struct sitd_stats *stats)
 	sitd_gro_reset(g);
 }
 
-/* The TCP checksum of a whole segment, pseudo-header included, folds to 0xffff. */
-static bool tcp_csum_ok(const uint8_t *p, unsigned version, unsigned l3len, uint32_t len)
+/*
+ * What both TCP rules below read, once per packet: IPv4 without options or IPv6 with TCP
+ * right after it, not a fragment, a whole TCP header; and the pseudo-header sum over the
+ * TCP length.  false when the packet is not such a TCP packet.
+ */
+struct tcp_facts {
+	unsigned version, l3len, thlen;
+	uint32_t psum;
+};
+
+static bool tcp_facts(const uint8_t *p, uint32_t len, struct tcp_facts *f)
 {
-	uint32_t l4 = len - l3len, sum;
-
-	if (version == 4)
-		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_TCP, l4);
-	else
-		sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_TCP, l4);
-	return csum_fold(csum_partial(p + l3len, l4, sum)) == 0xffff;
-}
-
-/* Fill the item's header facts when pkt may merge; false when it goes up alone. */
-static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p, uint32_t len)
-{
-	unsigned thlen, flags;
-
-	if (len < IPV4_HDR_LEN)
+	if (len < IPV4_HDR_LEN + TCP_HDR_LEN)
 		return false;
 	if (ip_version(p) == 4) {
 		if (p[IP4_VIHL] != 0x45 || p[IP4_PROTO] != IPPROTO_TCP ||
-		    (rd16(p + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)) || len < IPV4_HDR_LEN + TCP_HDR_LEN)
+		    (rd16(p + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)))
 			return false;
-		/* A head with a bad header checksum would be rewritten into a good one. */
-		if (csum_fold(csum_partial(p, IPV4_HDR_LEN, 0)) != 0xffff)
-			return false;
-		it->l3len = IPV4_HDR_LEN;
-		it->last_id = rd16(p + IP4_ID);
+		f->l3len = IPV4_HDR_LEN;
+		f->psum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_TCP, len - IPV4_HDR_LEN);
 	} else if (ip_version(p) == 6) {
 		if (p[IP6_NXT] != IPPROTO_TCP || len < IPV6_HDR_LEN + TCP_HDR_LEN)
 			return false;
-		it->l3len = IPV6_HDR_LEN;
+		f->l3len = IPV6_HDR_LEN;
+		f->psum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_TCP, len - IPV6_HDR_LEN);
 	} else {
 		return false;
 	}
-	it->version = (uint8_t)ip_version(p);
-	thlen = (p[it->l3len + TCP_OFF] >> 4) * 4u;
-	flags = p[it->l3len + TCP_FLAGS];
-	if (thlen < TCP_HDR_LEN || it->l3len + thlen >= len || (flags & ~TCP_PSH) != TCP_ACKF)
+	f->version = ip_version(p);
+	f->thlen = (p[f->l3len + TCP_OFF] >> 4) * 4u;
+	return f->thlen >= TCP_HDR_LEN && f->l3len + f->thlen <= len;
+}
+
+/* The TCP checksum of a whole segment, pseudo-header included, folds to 0xffff. */
+static bool tcp_csum_ok(const uint8_t *p, uint32_t len, const struct tcp_facts *f)
+{
+	return csum_fold(csum_partial(p + f->l3len, len - f->l3len, f->psum)) == 0xffff;
+}
+
+/* Fill the item's header facts when pkt may merge; false when it goes up alone. */
+static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p, uint32_t len,
+			  const struct tcp_facts *f)
+{
+	/* A head with a bad header checksum would be rewritten into a good one. */
+	if (f->version == 4 && csum_fold(csum_partial(p, IPV4_HDR_LEN, 0)) != 0xffff)
 		return false;
-	if (!tcp_csum_ok(p, it->version, it->l3len, len)) {
+	if (f->l3len + f->thlen >= len || (p[f->l3len + TCP_FLAGS] & ~TCP_PSH) != TCP_ACKF)
+		return false;
+	if (!tcp_csum_ok(p, len, f)) {
 		STAT_INC(g->stats->rx_csum_bad);
 		return false;
 	}
-	it->hdrlen = (uint16_t)(it->l3len + thlen);
+	it->version = (uint8_t)f->version;
+	it->l3len = (uint16_t)f->l3len;
+	it->hdrlen = (uint16_t)(f->l3len + f->thlen);
+	it->last_id = f->version == 4 ? rd16(p + IP4_ID) : 0;
 	return true;
 }
 
@@ -73,42 +84,24 @@ static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const ui
  * peer with a larger MTU, would still be delivered intact).
  */
 static bool kernel_merged(const struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p,
-			  uint32_t len)
+			  uint32_t len, const struct tcp_facts *f)
 {
 	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM, .csum_offset = TCP_CSUM };
-	unsigned l3len, thlen, seg, mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
-	uint32_t sum;
+	unsigned hdrlen = f->l3len + f->thlen, mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
+	unsigned seg = mtu > hdrlen ? mtu - hdrlen : 0;
 
-	if (len < IPV4_HDR_LEN + TCP_HDR_LEN)
+	if (csum_ld16(p + f->l3len + TCP_CSUM) != csum_fold(f->psum))
 		return false;
-	if (ip_version(p) == 4) {
-		if (p[IP4_VIHL] != 0x45 || p[IP4_PROTO] != IPPROTO_TCP ||
-		    (rd16(p + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)))
-			return false;
-		l3len = IPV4_HDR_LEN;
-		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_TCP, len - l3len);
-	} else if (ip_version(p) == 6) {
-		if (p[IP6_NXT] != IPPROTO_TCP || len < IPV6_HDR_LEN + TCP_HDR_LEN)
-			return false;
-		l3len = IPV6_HDR_LEN;
-		sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_TCP, len - l3len);
-	} else {
+	if (len - hdrlen <= seg && tcp_csum_ok(p, len, f))
 		return false;
-	}
-	thlen = (p[l3len + TCP_OFF] >> 4) * 4u;
-	if (thlen < TCP_HDR_LEN || l3len + thlen > len || csum_ld16(p + l3len + TCP_CSUM) != csum_fold(sum))
-		return false;
-	seg = mtu > l3len + thlen ? mtu - l3len - thlen : 0;
-	if (len - l3len - thlen <= seg && tcp_csum_ok(p, ip_version(p), l3len, len))
-		return false;
-	it->version = (uint8_t)ip_version(p);
-	it->l3len = (uint16_t)l3len;
-	it->hdrlen = (uint16_t)(l3len + thlen);
+	it->version = (uint8_t)f->version;
+	it->l3len = (uint16_t)f->l3len;
+	it->hdrlen = (uint16_t)hdrlen;
 	it->total = len;
 	vh.csum_start = it->l3len;
-	if (seg && len - it->hdrlen > seg) {
-		vh.gso_type = it->version == 4 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6;
-		if (p[l3len + TCP_FLAGS] & TCP_CWR)
+	if (seg && len - hdrlen > seg) {
+		vh.gso_type = f->version == 4 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6;
+		if (p[f->l3len + TCP_FLAGS] & TCP_CWR)
 			vh.gso_type |= VNET_GSO_ECN;
 		vh.gso_size = (uint16_t)seg;
 		vh.hdr_len = it->hdrlen;
@@ -294,7 +287,8 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 {
 	struct sitd_gro_item n, *it;
-	bool keep;
+	struct tcp_facts f;
+	bool keep, tcp;
 	uint8_t idx;
 
 	if (g->npkt == GRO_BATCH)
@@ -316,7 +310,8 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 		it->closed = it->kernel = true;
 		return true;
 	}
-	if (kernel_merged(g, it, p, len)) {
+	tcp = tcp_facts(p, len, &f);
+	if (tcp && kernel_merged(g, it, p, len, &f)) {
 		g->nitem++;
 		it->idx[0] = idx;
 		it->nseg = 1;
@@ -325,7 +320,7 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 		STAT_INC(g->stats->rx_gro_kernel);
 		return true;
 	}
-	n.candidate = g->enabled && gro_candidate(g, &n, p, len);
+	n.candidate = g->enabled && tcp && gro_candidate(g, &n, p, len, &f);
 	if (n.candidate) {
 		/* Only the newest item of a flow may grow: never reorder within a flow. */
 		for (unsigned i = g->nitem; i-- > 0;) {
