@@ -62,6 +62,7 @@ enum sitd_drop {
 	X(tx_gso_packets, "GSO super-packets read from TUN")                                  \
 	X(tx_gso_segments, "segments made from them")                                        \
 	X(tx_csum_completed, "checksums completed for NEEDS_CSUM packets")                    \
+	X(tx_csum_offloaded, "inner checksums left to the device (-T packet, NEEDS_CSUM)")     \
 	X(tx_fragments, "outer IPv4 fragments sent")                                          \
 	X(tx_packet_socket, "of tx_packets, sent through AF_PACKET (-T packet)")             \
 	X(tx_icmp_ptb, "ICMPv6 Packet Too Big written to TUN")                               \
@@ -81,7 +82,8 @@ enum sitd_drop {
 	X(rx_gro_fallback, "merged writes the kernel refused, rewritten one by one")        \
 	X(rx_gro_kernel, "super-packets the receiving device's GRO had merged")              \
 	X(rx_ring, "outer packets read from the AF_PACKET ring (-R ring)")                  \
-	X(rx_csum_bad, "inner TCP segments with a wrong checksum (not merged)")
+	X(rx_csum_bad, "inner TCP segments with a wrong checksum (not merged)")              \
+	X(rx_csum_partial, "inner TCP segments whose checksum a local sender left to finish")
 
 struct sitd_stats {
 #define SITD_CTR_FIELD(name, desc) uint64_t name;

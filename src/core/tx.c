@@ -46,6 +46,8 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 	tx->nout = 0;
 	tx->nseg = tx->next_seg = 0;
 	tx->icmp_len = 0;
+	tx->csum_defer = false;
+	tx->pend_start = 0;
 }
 
 void sitd_outer_build(uint8_t *o, uint8_t tos, uint16_t totlen, uint16_t id, uint16_t frag,
@@ -69,22 +71,29 @@ static enum sitd_tx_verdict tx_drop(struct sitd_tx *tx, enum sitd_drop reason)
 	return SITD_TX_DROP;
 }
 
-/* Finish a CHECKSUM_PARTIAL packet: the field already holds the pseudo-header sum. */
-static int complete_csum(uint8_t *pkt, uint32_t len, const struct sitd_vnet_hdr *vh,
-			 const struct sitd_ipinfo *ii)
+/* NEEDS_CSUM's offsets: the field inside the packet, after the IP header(s). */
+static bool csum_fits(uint32_t len, const struct sitd_vnet_hdr *vh, const struct sitd_ipinfo *ii)
 {
 	uint32_t start = vh->csum_start, field = start + vh->csum_offset;
 
-	uint32_t sum;
+	return start >= ii->l3len && field >= start && field + 2 <= len;
+}
 
-	if (start < ii->l3len || field < start || field + 2 > len)
-		return -1;
-	sum = csum_partial(pkt + start, len - start, 0);
-	if (ii->l4proto == IPPROTO_UDP && start == ii->l3len)
-		csum_store_udp(pkt + field, sum);
+/* UDP's checksum, where a computed 0 goes as 0xffff (csum_store_udp)? */
+static bool csum_is_udp(const struct sitd_vnet_hdr *vh, const struct sitd_ipinfo *ii)
+{
+	return ii->l4proto == IPPROTO_UDP && vh->csum_start == ii->l3len;
+}
+
+/* Finish a CHECKSUM_PARTIAL packet: the field already holds the pseudo-header sum. */
+static void complete_csum(uint8_t *pkt, uint32_t len, uint32_t start, uint32_t off, bool udp)
+{
+	uint32_t sum = csum_partial(pkt + start, len - start, 0);
+
+	if (udp)
+		csum_store_udp(pkt + start + off, sum);
 	else
-		csum_store(pkt + field, sum);
-	return 0;
+		csum_store(pkt + start + off, sum);
 }
 
 /* An ICMP error for the sender of a packet that does not fit; DROP when none may go. */
@@ -196,6 +205,7 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 
 	tx->nseg = tx->next_seg = 0;
 	tx->icmp_len = 0;
+	tx->pend_start = 0;
 	if (len < VNET_HDR_LEN)
 		return tx_drop(tx, SITD_DROP_tx_vnet_bad);
 	vnet_hdr_read(&vh, frame);
@@ -270,10 +280,17 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 		nseg = payload ? (payload + vh.gso_size - 1) / vh.gso_size : 1;
 		unit = tx->hdrlen + (payload < vh.gso_size ? payload : vh.gso_size);
 	} else {
-		if ((vh.flags & VNET_F_NEEDS_CSUM) && complete_csum(pkt, len, &vh, &ii))
+		if ((vh.flags & VNET_F_NEEDS_CSUM) && !csum_fits(len, &vh, &ii))
 			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
-		if (vh.flags & VNET_F_NEEDS_CSUM)
+		/* Left as it is while it may yet go whole to a device that finishes it. */
+		if ((vh.flags & VNET_F_NEEDS_CSUM) && tx->csum_defer && tx->encap == SITD_ENCAP_NONE) {
+			tx->pend_start = vh.csum_start;
+			tx->pend_off = vh.csum_offset;
+			tx->pend_udp = csum_is_udp(&vh, &ii);
+		} else if (vh.flags & VNET_F_NEEDS_CSUM) {
+			complete_csum(pkt, len, vh.csum_start, vh.csum_offset, csum_is_udp(&vh, &ii));
 			STAT_INC(tx->stats->tx_csum_completed);
+		}
 		unit = len;
 	}
 
@@ -384,6 +401,7 @@ static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *
 		o->hash = tx->hash;
 		o->frame = tx->frame;
 		o->dst = tx->dst;
+		o->csum_start = 0;
 		tx->nout++;
 		return;
 	}
@@ -406,15 +424,19 @@ static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *
 		o->iovcnt = 1;
 		iov_range(o, a, b, off, n);
 		o->len = OUTER_HDR_LEN + n;
+		o->csum_start = 0;
 		tx->nout++;
 	}
 	if (nfrag > 1)
 		STAT_ADD(tx->stats->tx_fragments, nfrag);
 }
 
-/* Build segment i's L3 and TCP headers at ih (kernel rules: net/ipv4/tcp_offload.c). */
+/*
+ * Build segment i's L3 and TCP headers at ih (kernel rules: net/ipv4/tcp_offload.c).
+ * partial: the checksum field gets the pseudo-header sum only, for the device to finish.
+ */
 static void gso_seg_headers(struct sitd_tx *tx, uint8_t *ih, uint32_t i, const uint8_t *payload,
-			    uint32_t plen)
+			    uint32_t plen, bool partial)
 {
 	const uint8_t *pkt = tx->pkt;
 	uint32_t seglen = tx->hdrlen + plen, thlen = tx->hdrlen - tx->l3len;
@@ -440,6 +462,10 @@ static void gso_seg_headers(struct sitd_tx *tx, uint8_t *ih, uint32_t i, const u
 	if (i > 0)
 		flags &= (uint8_t)~TCP_CWR;	/* CWR once per window: the first segment */
 	th[TCP_FLAGS] = flags;
+	if (partial) {
+		csum_st16(th + TCP_CSUM, csum_fold(sum));
+		return;
+	}
 	th[TCP_CSUM] = th[TCP_CSUM + 1] = 0;
 	sum = csum_partial(th, thlen, sum);
 	csum_store(th + TCP_CSUM, csum_partial(payload, plen, sum));
@@ -449,7 +475,8 @@ bool sitd_tx_next(struct sitd_tx *tx)
 {
 	while (tx->next_seg < tx->nseg) {
 		struct iovec a, b;
-		uint32_t inner_len, nf;
+		uint32_t inner_len, nf, start, field;
+		bool partial, udp;
 
 		if (tx->hdrlen) {
 			uint32_t i = tx->next_seg, off = tx->hdrlen + i * tx->gso_size;
@@ -460,23 +487,79 @@ bool sitd_tx_next(struct sitd_tx *tx)
 			nf = nfrags(tx, inner_len);
 			if (tx->nout + nf > SITD_TX_MAX_OUT)
 				return false;
-			gso_seg_headers(tx, ih, i, tx->pkt + off, plen);
+			partial = tx->csum_defer && tx->encap == SITD_ENCAP_NONE && nf == 1;
+			gso_seg_headers(tx, ih, i, tx->pkt + off, plen, partial);
 			a.iov_base = ih;
 			a.iov_len = tx->hdrlen;
 			b.iov_base = tx->pkt + off;
 			b.iov_len = plen;
+			start = partial ? tx->l3len : 0;
+			field = TCP_CSUM;
+			udp = false;
 		} else {
 			inner_len = tx->len;
 			nf = nfrags(tx, inner_len);
 			if (tx->nout + nf > SITD_TX_MAX_OUT)
 				return false;
+			/* A fragmented packet cannot be finished by the device: here, then. */
+			if (tx->pend_start && nf > 1) {
+				complete_csum(tx->pkt, tx->len, tx->pend_start, tx->pend_off, tx->pend_udp);
+				STAT_INC(tx->stats->tx_csum_completed);
+				tx->pend_start = 0;
+			}
 			a.iov_base = tx->pkt;
 			a.iov_len = tx->len;
 			b.iov_base = NULL;
 			b.iov_len = 0;
+			start = tx->pend_start;
+			field = tx->pend_off;
+			udp = tx->pend_udp;
 		}
 		emit(tx, &a, &b, inner_len, nf);
+		if (start) {
+			struct sitd_out *o = &tx->out[tx->nout - 1];
+
+			o->csum_start = (uint16_t)(OUTER_HDR_LEN + start);
+			o->csum_off = (uint16_t)field;
+			o->csum_udp = udp;
+		}
 		tx->next_seg++;
 	}
 	return true;
+}
+
+/* The byte at offset off of an output. */
+static uint8_t *out_byte(struct sitd_out *o, uint32_t off)
+{
+	unsigned k = 0;
+
+	while (off >= o->iov[k].iov_len)
+		off -= (uint32_t)o->iov[k++].iov_len;
+	return (uint8_t *)o->iov[k].iov_base + off;
+}
+
+void sitd_out_csum_finish(struct sitd_out *o)
+{
+	uint32_t sum = 0, pos = 0, start = o->csum_start;
+	uint16_t c;
+
+	if (!start)
+		return;
+	for (unsigned k = 0; k < o->iovcnt; pos += (uint32_t)o->iov[k++].iov_len) {
+		uint32_t from = start > pos ? start - pos : 0, n = (uint32_t)o->iov[k].iov_len, s;
+
+		if (from >= n)
+			continue;
+		s = csum_fold(csum_partial((uint8_t *)o->iov[k].iov_base + from, n - from, 0));
+		/* A piece that starts at an odd offset of the sum has its bytes swapped in it. */
+		if ((pos + from - start) & 1)
+			s = (uint16_t)(s << 8 | s >> 8);
+		sum = csum_add(sum, s);
+	}
+	c = (uint16_t)~csum_fold(sum);
+	if (!c && o->csum_udp)
+		c = 0xffff;
+	memcpy(out_byte(o, start + o->csum_off), &c, 1);
+	memcpy(out_byte(o, start + o->csum_off + 1), (uint8_t *)&c + 1, 1);
+	o->csum_start = 0;
 }

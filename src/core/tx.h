@@ -56,6 +56,13 @@ struct sitd_out {
 	uint32_t hash;
 	uint32_t frame;
 	uint32_t dst;			/* the outer destination: remote, or chosen per packet */
+	/*
+	 * With csum_defer: where the inner checksum left to the sending device starts, from
+	 * the outer header on, and where its field is from there; the field holds the
+	 * pseudo-header sum (CHECKSUM_PARTIAL).  0: the packet is complete.
+	 */
+	uint16_t csum_start, csum_off;
+	bool csum_udp;			/* UDP's: a computed 0 goes as 0xffff */
 };
 
 enum sitd_tx_verdict { SITD_TX_SEND, SITD_TX_ICMP, SITD_TX_DROP };
@@ -73,6 +80,13 @@ struct sitd_tx {
 	const struct sitd_pmtu_cache *pcache;	/* remote any: path MTUs per destination */
 	uint8_t ttl, tos;
 	bool pmtudisc;
+	/*
+	 * Set by the caller per batch: outer packets that go whole (not fragmented) may leave
+	 * the inner TCP/UDP checksum to the device (out.csum_start), to be sent with a
+	 * virtio_net_hdr saying NEEDS_CSUM, or finished by sitd_out_csum_finish().  Raw
+	 * encapsulation only.
+	 */
+	bool csum_defer;
 	struct sitd_stats *stats;
 	struct sitd_damper *damper;	/* NULL: none */
 	const struct sitd_addrs6 *addrs6;	/* the device's addresses; NULL: none known */
@@ -92,6 +106,8 @@ struct sitd_tx {
 	bool df;
 	uint32_t hash, frame;
 	uint32_t dst;			/* this frame's outer destination */
+	uint16_t pend_start, pend_off;	/* a whole frame's NEEDS_CSUM left for later; 0: none */
+	bool pend_udp;
 
 	/* Outputs. */
 	unsigned nout;
@@ -136,6 +152,12 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 
 /* Emit pending outer packets; true when the frame is done, false when out[] is full. */
 bool sitd_tx_next(struct sitd_tx *tx);
+
+/*
+ * Finish the inner checksum an output left to the device (out.csum_start), for one that
+ * goes another way after all; it is then complete.
+ */
+void sitd_out_csum_finish(struct sitd_out *o);
 
 static inline void sitd_tx_reset(struct sitd_tx *tx)
 {

@@ -136,7 +136,8 @@ struct worker {
 	struct sockaddr_in tdst[SITD_TX_MAX_OUT];	/* per packet, for remote any */
 	struct mmsghdr tmsgs[SITD_TX_MAX_OUT];
 	struct iovec tiovs[SITD_TX_MAX_OUT * 3];
-	struct iovec piovs[SITD_TX_MAX_OUT * 4];	/* -T packet: Ethernet header + an out's */
+	struct iovec piovs[SITD_TX_MAX_OUT * 5];	/* -T packet: vnet, Ethernet header, an out's */
+	uint8_t pvnet[SITD_TX_MAX_OUT][VNET_HDR_LEN];
 	bool l2out[SITD_TX_MAX_OUT];		/* this message goes through pkt_tx */
 	struct sockaddr_ll lldst;
 	unsigned first_out[SITD_TX_MAX_OUT];

@@ -37,6 +37,7 @@ static void msg_raw(struct worker *w, struct tunnel *t, unsigned k)
 	struct msghdr *m = &w->tmsgs[k].msg_hdr;
 	struct sitd_out *x = &w->tx.out[k];
 
+	sitd_out_csum_finish(x);	/* a raw socket cannot leave it to the device */
 	/* Each packet to its own outer destination: the remote, or (remote any) its own. */
 	w->tdst[k].sin_family = AF_INET;
 	w->tdst[k].sin_port = 0;
@@ -60,24 +61,36 @@ static void msg_raw(struct worker *w, struct tunnel *t, unsigned k)
 /*
  * Message k as a whole Ethernet frame through AF_PACKET (-T packet), when it can go so:
  * to the remote the header was resolved for, and no longer than that device's MTU (a
- * packet the kernel would fragment goes through the raw socket).
+ * packet the kernel would fragment goes through the raw socket).  Its virtio_net_hdr
+ * says NEEDS_CSUM when the core left the inner checksum to the device: the kernel then
+ * has it finished as for its own packets (by the NIC, or by skb_checksum_help() in
+ * validate_xmit_skb()), and between namespaces veth hands it on unfinished.
  */
 static bool msg_l2(struct worker *w, struct tunnel *t, const struct l2path *l2, unsigned k)
 {
 	struct msghdr *m = &w->tmsgs[k].msg_hdr;
 	struct sitd_out *x = &w->tx.out[k];
-	struct iovec *v = &w->piovs[k * 4];
+	struct iovec *v = &w->piovs[k * 5];
+	struct sitd_vnet_hdr vh = { 0 };
 
 	if (!l2 || x->dst != t->conf.remote || x->len > l2->mtu || x->iovcnt > 3)
 		return false;
-	v[0].iov_base = (void *)(uintptr_t)l2->eth;
-	v[0].iov_len = sizeof(l2->eth);
+	if (x->csum_start) {
+		vh.flags = VNET_F_NEEDS_CSUM;
+		vh.csum_start = (uint16_t)(ETH_HLEN + x->csum_start);
+		vh.csum_offset = x->csum_off;
+	}
+	vnet_hdr_write(w->pvnet[k], &vh);
+	v[0].iov_base = w->pvnet[k];
+	v[0].iov_len = VNET_HDR_LEN;
+	v[1].iov_base = (void *)(uintptr_t)l2->eth;
+	v[1].iov_len = sizeof(l2->eth);
 	for (unsigned i = 0; i < x->iovcnt; i++)
-		v[i + 1] = x->iov[i];
+		v[i + 2] = x->iov[i];
 	m->msg_name = &w->lldst;
 	m->msg_namelen = sizeof(w->lldst);
 	m->msg_iov = v;
-	m->msg_iovlen = x->iovcnt + 1;
+	m->msg_iovlen = x->iovcnt + 2;
 	m->msg_control = NULL;
 	m->msg_controllen = 0;
 	m->msg_flags = 0;
@@ -143,8 +156,11 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 			continue;
 		}
 		retried = false;
-		for (int k = 0; k < r; k++)
+		for (int k = 0; k < r; k++) {
 			STAT_ADD(st->tx_bytes, tx->out[i + k].len);
+			if (tx->out[i + k].csum_start)
+				STAT_INC(st->tx_csum_offloaded);
+		}
 		STAT_ADD(st->tx_packets, (uint64_t)r);
 		if (framed)
 			STAT_ADD(st->tx_packet_socket, (uint64_t)r);
@@ -310,6 +326,10 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 	sitd_tx_routes(&w->tx, __atomic_load_n(&t->routes6, __ATOMIC_ACQUIRE));
 	w->tx.rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE);
 	w->tx.pcache = t->pcache;
+	/* Inner checksums to the device only where outer packets will go as frames. */
+	w->tx.csum_defer = w->pkt_tx >= 0 && t->conf.remote && t->conf.encap == SITD_ENCAP_NONE &&
+			   __atomic_load_n(&t->l2, __ATOMIC_ACQUIRE) &&
+			   !__atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED);
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);
 	for (unsigned budget = TX_BUDGET; budget; budget--) {

@@ -535,9 +535,117 @@ static void test_gso_drop(void **state)
 	assert_int_equal(tx.nout, 0);
 }
 
+/* ---- Checksums left to the device (tx.csum_defer, -T packet) ---- */
+
+struct defer_case {
+	const char *name;
+	unsigned version;
+	uint32_t payload;
+	uint16_t gso;
+	bool pmtudisc;
+	enum sitd_encap encap;
+	unsigned left, finished;	/* expected: outputs left to the device, finished by sitd */
+};
+
+static struct defer_case defer_cases[] = {
+	{ "defer: IPv6 segments carry the pseudo-header sum; finished, the bytes of a full split", 6,
+	  20000, 1408, true, SITD_ENCAP_NONE, 15, 0 },
+	{ "defer: IPv4 segments likewise", 4, 9000 + 7, 1428, true, SITD_ENCAP_NONE, 7, 0 },
+	{ "defer: fragments (nopmtudisc) are finished by sitd; the whole last segment is left", 6,
+	  3 * 1440 + 10, 1440, false, SITD_ENCAP_NONE, 1, 6 },
+	{ "defer: FOU segments are finished by sitd (a UDP socket takes no vnet header)", 6, 5000, 1400,
+	  true, SITD_ENCAP_FOU, 0, 4 },
+};
+
+static void defer_setup(const struct defer_case *c, bool defer)
+{
+	struct sitd_conf conf;
+
+	memset(&conf, 0, sizeof(conf));
+	strcpy(conf.name, "sitt");
+	conf.mode = c->version == 6 ? SITD_MODE_SIT : SITD_MODE_IPIP;
+	conf.remote = PG_OUTER_REMOTE;
+	conf.local = PG_OUTER_LOCAL;
+	conf.pmtudisc = c->pmtudisc;
+	conf.encap = c->encap;
+	conf.encap_dport = 5555;
+	memset(&st, 0, sizeof(st));
+	sitd_tx_init(&tx, &conf, &st, NULL, 77);
+	tx.csum_defer = defer;
+}
+
+/*
+ * The same super-packet split with and without csum_defer: with it, each whole output
+ * says where its inner checksum starts and holds the pseudo-header sum there, and
+ * sitd_out_csum_finish() makes it byte for byte the output of the full split.
+ */
+static void test_gso_defer(void **state)
+{
+	const struct defer_case *c = *state;
+	const struct pg_tcp_pkt p = { .version = c->version, .ttl = 64, .df = true, .seq = 99,
+				      .ack = 5, .flags = PG_ACK | PG_PSH, .tcp_optlen = 12,
+				      .payload = c->payload, .seed = 21, .partial = true };
+	unsigned l4off, outer = c->encap == SITD_ENCAP_NONE ? 20 : 0;
+	size_t len, ref, k = 0;
+	unsigned left = 0, finished = 0;
+	bool done = false;
+
+	defer_setup(c, false);
+	nsegs = pool_used = 0;
+	len = gso_frame(&p, c->version == 6 ? PG_GSO_TCPV6 : PG_GSO_TCPV4, c->gso, &l4off);
+	memcpy(orig, frame, len);
+	assert_int_equal(sitd_tx_begin(&tx, frame, (uint32_t)len, 1500, 0), SITD_TX_SEND);
+	drain();
+	ref = nsegs;
+	assert_true(ref >= 4);
+
+	memcpy(frame, orig, len);
+	defer_setup(c, true);
+	assert_int_equal(sitd_tx_begin(&tx, frame, (uint32_t)len, 1500, 0), SITD_TX_SEND);
+	while (!done) {
+		done = sitd_tx_next(&tx);
+		for (unsigned i = 0; i < tx.nout; i++, k++) {
+			struct sitd_out *o = &tx.out[i];
+			static uint8_t flat[2048];
+			size_t n = pg_flatten(o->iov, o->iovcnt, flat, sizeof(flat));
+			const uint8_t *in = flat + outer, *th = in + l4off;
+			uint32_t tcplen = (uint32_t)(n - outer - l4off);
+
+			assert_true(k < ref);
+			/* Only a whole packet: a fragment's checksum covers bytes in others. */
+			if (c->encap != SITD_ENCAP_NONE || (pg_get16(flat + 6) & 0x3fff)) {
+				finished++;
+				assert_int_equal(o->csum_start, 0);
+				assert_int_equal(n, segs[k].len);
+				assert_memory_equal(flat, segs[k].p, n);
+				continue;
+			}
+			left++;
+			assert_int_equal(o->csum_start, 20 + l4off);
+			assert_int_equal(o->csum_off, 16);
+			assert_int_equal(pg_get16(th + 16),
+					 pg_fold(c->version == 6
+						 ? pg_pseudo6(in + 8, in + 24, PG_PROTO_TCP, tcplen)
+						 : pg_pseudo4(pg_get32(in + 12), pg_get32(in + 16), PG_PROTO_TCP,
+							      (uint16_t)tcplen)));
+			sitd_out_csum_finish(o);
+			assert_int_equal(o->csum_start, 0);
+			n = pg_flatten(o->iov, o->iovcnt, flat, sizeof(flat));
+			assert_int_equal(n, segs[k].len);
+			assert_memory_equal(flat, segs[k].p, n);
+		}
+		sitd_tx_reset(&tx);
+	}
+	assert_int_equal(k, ref);
+	assert_int_equal(left, c->left);
+	assert_int_equal(finished, c->finished);
+	assert_memory_equal(frame + PG_VNET_LEN + l4off + 20 + 12, orig + PG_VNET_LEN + l4off + 20 + 12,
+			    c->payload);	/* the payload is never written */
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(gso_cases) + ARRAY_SIZE(drop_cases) + 2];
+	struct CMUnitTest tests[ARRAY_SIZE(gso_cases) + ARRAY_SIZE(drop_cases) + ARRAY_SIZE(defer_cases) + 2];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(gso_cases); i++)
@@ -548,5 +656,8 @@ int main(void)
 	for (size_t i = 0; i < ARRAY_SIZE(drop_cases); i++)
 		tests[n++] = (struct CMUnitTest){ .name = drop_cases[i].name, .test_func = test_gso_drop,
 						  .initial_state = &drop_cases[i] };
+	for (size_t i = 0; i < ARRAY_SIZE(defer_cases); i++)
+		tests[n++] = (struct CMUnitTest){ .name = defer_cases[i].name, .test_func = test_gso_defer,
+						  .initial_state = &defer_cases[i] };
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,16 +159,20 @@ static void test_tx_encap(void **state)
 /* ---- NEEDS_CSUM completion (doc/kernel.md "virtio_net_hdr rules") ---- */
 
 struct csum_case {
-	const char *name, *zero_name;
+	const char *name, *zero_name, *defer_name;
 	unsigned version;
 	bool tcp;
 };
 
 static struct csum_case csum_cases[] = {
-	{ "NEEDS_CSUM: UDP over IPv4", "NEEDS_CSUM: UDP over IPv4 computing 0 sends 0xffff", 4, false },
-	{ "NEEDS_CSUM: UDP over IPv6", "NEEDS_CSUM: UDP over IPv6 computing 0 sends 0xffff", 6, false },
-	{ "NEEDS_CSUM: TCP over IPv4", "NEEDS_CSUM: TCP over IPv4 computing 0 sends 0", 4, true },
-	{ "NEEDS_CSUM: TCP over IPv6", "NEEDS_CSUM: TCP over IPv6 computing 0 sends 0", 6, true },
+	{ "NEEDS_CSUM: UDP over IPv4", "NEEDS_CSUM: UDP over IPv4 computing 0 sends 0xffff",
+	  "NEEDS_CSUM left to the device: UDP over IPv4", 4, false },
+	{ "NEEDS_CSUM: UDP over IPv6", "NEEDS_CSUM: UDP over IPv6 computing 0 sends 0xffff",
+	  "NEEDS_CSUM left to the device: UDP over IPv6", 6, false },
+	{ "NEEDS_CSUM: TCP over IPv4", "NEEDS_CSUM: TCP over IPv4 computing 0 sends 0",
+	  "NEEDS_CSUM left to the device: TCP over IPv4", 4, true },
+	{ "NEEDS_CSUM: TCP over IPv6", "NEEDS_CSUM: TCP over IPv6 computing 0 sends 0",
+	  "NEEDS_CSUM left to the device: TCP over IPv6", 6, true },
 };
 
 /* Build the packet at ip with a partial or complete checksum; returns length, *l4 and *field. */
@@ -233,6 +237,8 @@ static void test_tx_needs_csum_zero(void **state)
 	const struct csum_case *c = *state;
 	unsigned l4, field, w;
 	uint8_t proto = c->tcp ? PG_PROTO_TCP : PG_PROTO_UDP;
+	static uint8_t part[4096];
+	uint32_t len;
 	uint16_t ck;
 	size_t n;
 
@@ -246,9 +252,106 @@ static void test_tx_needs_csum_zero(void **state)
 	pg_put16(ip + l4 + field, pg_fold(c->version == 4
 			? pg_pseudo4(PG_IN4_SRC, PG_IN4_DST, proto, (uint16_t)(n - l4))
 			: pg_pseudo6(PG_IN6_SRC, PG_IN6_DST, proto, (uint32_t)(n - l4))));
+	memcpy(part, ip, n);
 	run_csum(n, l4, field);
 	assert_int_equal(pg_get16(segs[0].p + 20 + l4 + field), c->tcp ? 0x0000 : 0xffff);
 	assert_true(pg_l4_csum_ok(segs[0].p + 20, l4, proto));
+
+	/* Left to the device and finished by sitd_out_csum_finish(): the same rule. */
+	memcpy(ip, part, n);
+	len = plain_frame(n);
+	pg_vnet(frame, PG_VNET_F_NEEDS_CSUM, PG_GSO_NONE, 0, 0, (uint16_t)l4, (uint16_t)field);
+	tx_setup(SITD_MODE_ANY, 0, 0, true, 1);
+	tx.csum_defer = true;
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_SEND);
+	assert_true(sitd_tx_next(&tx));
+	assert_int_equal(tx.out[0].csum_start, 20 + l4);
+	sitd_out_csum_finish(&tx.out[0]);
+	assert_int_equal(pg_get16(ip + l4 + field), c->tcp ? 0x0000 : 0xffff);
+}
+
+/*
+ * csum_defer: a whole packet keeps its partial checksum, untouched, and says where it
+ * starts; finished, it is the full one.
+ */
+static void test_tx_needs_csum_defer(void **state)
+{
+	const struct csum_case *c = *state;
+	static uint8_t full[4096];
+	unsigned l4, field;
+	uint32_t len;
+	size_t n;
+
+	n = csum_packet(c, false, &l4, &field);
+	memcpy(full, ip, n);
+	csum_packet(c, true, &l4, &field);
+	len = plain_frame(n);
+	pg_vnet(frame, PG_VNET_F_NEEDS_CSUM, PG_GSO_NONE, 0, 0, (uint16_t)l4, (uint16_t)field);
+	memcpy(orig, frame, len);
+	tx_setup(SITD_MODE_ANY, 0, 0, true, 1);
+	tx.csum_defer = true;
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 1500, 0), SITD_TX_SEND);
+	assert_true(sitd_tx_next(&tx));
+	assert_int_equal(tx.nout, 1);
+	assert_int_equal(tx.out[0].csum_start, 20 + l4);
+	assert_int_equal(tx.out[0].csum_off, field);
+	assert_memory_equal(frame, orig, len);
+	assert_int_equal(st.tx_csum_completed, 0);
+	sitd_out_csum_finish(&tx.out[0]);
+	assert_int_equal(tx.out[0].csum_start, 0);
+	collect();
+	assert_memory_equal(segs[0].p + 20, full, n);
+}
+
+/* csum_defer, but the packet is fragmented outside: finished here, before the split. */
+static void test_tx_needs_csum_defer_fragments(void **state)
+{
+	static uint8_t full[4096];
+	size_t n = pg_udp_packet(ip, 4, 972, 0x52, false);
+	uint32_t len;
+
+	(void)state;
+	memcpy(full, ip, n);
+	n = pg_udp_packet(ip, 4, 972, 0x52, true);
+	for (uint8_t *p = ip; p; p = p == ip ? full : NULL) {	/* without DF: it may be fragmented */
+		pg_put16(p + 6, 0);
+		pg_put16(p + 10, 0);
+		pg_put16(p + 10, pg_csum(p, 20));
+	}
+	len = plain_frame(n);
+	pg_vnet(frame, PG_VNET_F_NEEDS_CSUM, PG_GSO_NONE, 0, 0, 20, 6);
+	tx_setup(SITD_MODE_IPIP, 0, 0, false, 1);
+	tx.csum_defer = true;
+	assert_int_equal(sitd_tx_begin(&tx, frame, len, 600, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 2);
+	for (unsigned k = 0; k < tx.nout; k++)
+		assert_int_equal(tx.out[k].csum_start, 0);
+	assert_int_equal(st.tx_csum_completed, 1);
+	assert_memory_equal(ip, full, n);
+}
+
+/*
+ * sitd_out_csum_finish() over pieces that split the sum at odd offsets, the field itself
+ * across two of them: the sum of a piece at an odd offset is byte-swapped.
+ */
+static void test_out_csum_finish_odd(void **state)
+{
+	static uint8_t buf[2048], full[2048];
+	struct sitd_out o = { .iovcnt = 3, .csum_start = 40, .csum_off = 6, .csum_udp = true };
+	size_t n = pg_udp_packet(full + 20, 4, 101, 0x17, false);
+
+	(void)state;
+	memset(full, 0x45, 20);
+	memcpy(buf, full, 20);
+	pg_udp_packet(buf + 20, 4, 101, 0x17, true);
+	o.iov[0] = (struct iovec){ buf, 47 };
+	o.iov[1] = (struct iovec){ buf + 47, 33 };
+	o.iov[2] = (struct iovec){ buf + 80, 20 + n - 80 };
+	o.len = (uint32_t)(20 + n);
+	assert_int_not_equal(pg_get16(buf + 46), pg_get16(full + 46));
+	sitd_out_csum_finish(&o);
+	assert_memory_equal(buf, full, 20 + n);
 }
 
 /* csum_start before the L4 header, or the field past the end: tx_vnet_bad. */
@@ -1229,10 +1332,10 @@ static void test_tx_bare_header(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 2 * ARRAY_SIZE(csum_cases) +
+	struct CMUnitTest tests[ARRAY_SIZE(encap_cases) + 3 * ARRAY_SIZE(csum_cases) +
 				ARRAY_SIZE(frag_cases) + ARRAY_SIZE(decline_cases) +
 				ARRAY_SIZE(floor_cases) + ARRAY_SIZE(after_cases) + ARRAY_SIZE(lf_cases) +
-				12 + 9];
+				12 + 9 + 2];
 	size_t n = 0;
 
 	TABLE(encap_cases, test_tx_encap);
@@ -1242,6 +1345,12 @@ int main(void)
 						  .test_func = test_tx_needs_csum_zero,
 						  .initial_state = &csum_cases[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_needs_csum_bad);
+	for (size_t i = 0; i < ARRAY_SIZE(csum_cases); i++)
+		tests[n++] = (struct CMUnitTest){ .name = csum_cases[i].defer_name,
+						  .test_func = test_tx_needs_csum_defer,
+						  .initial_state = &csum_cases[i] };
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_needs_csum_defer_fragments);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_out_csum_finish_odd);
 	TABLE(frag_cases, test_tx_fragment);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx_ptb6_boundary);
