@@ -22,6 +22,7 @@ void sitd_gro_init(struct sitd_gro *g, bool enabled, struct sitd_stats *stats)
 struct tcp_facts {
 	unsigned version, l3len, thlen;
 	uint32_t psum;
+	bool partial;	/* the field holds the pseudo-header sum: CHECKSUM_PARTIAL's form */
 };
 
 static bool tcp_facts(const uint8_t *p, uint32_t len, struct tcp_facts *f)
@@ -44,6 +45,7 @@ static bool tcp_facts(const uint8_t *p, uint32_t len, struct tcp_facts *f)
 	}
 	f->version = ip_version(p);
 	f->thlen = (p[f->l3len + TCP_OFF] >> 4) * 4u;
+	f->partial = csum_ld16(p + f->l3len + TCP_CSUM) == csum_fold(f->psum);
 	return f->thlen >= TCP_HDR_LEN && f->l3len + f->thlen <= len;
 }
 
@@ -53,7 +55,12 @@ static bool tcp_csum_ok(const uint8_t *p, uint32_t len, const struct tcp_facts *
 	return csum_fold(csum_partial(p + f->l3len, len - f->l3len, f->psum)) == 0xffff;
 }
 
-/* Fill the item's header facts when pkt may merge; false when it goes up alone. */
+/*
+ * Fill the item's header facts when pkt may merge; false when it goes up alone.  A
+ * partial checksum is not read: whether the field holds the pseudo-header sum by chance
+ * (and the checksum is right) or as CHECKSUM_PARTIAL (and the device was to finish it),
+ * a merge's checksum is finished from its bytes (gro_fix_head), as one alone's is.
+ */
 static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p, uint32_t len,
 			  const struct tcp_facts *f)
 {
@@ -62,7 +69,7 @@ static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const ui
 		return false;
 	if (f->l3len + f->thlen >= len || (p[f->l3len + TCP_FLAGS] & ~TCP_PSH) != TCP_ACKF)
 		return false;
-	if (!tcp_csum_ok(p, len, f)) {
+	if (!f->partial && !tcp_csum_ok(p, len, f)) {
 		STAT_INC(g->stats->rx_csum_bad);
 		return false;
 	}
@@ -73,27 +80,30 @@ static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const ui
 	return true;
 }
 
+/* The payload of one segment of the tunnel's MTU after these headers; 0: none fits. */
+static unsigned tunnel_seg(const struct sitd_gro *g, unsigned hdrlen)
+{
+	unsigned mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
+
+	return mtu > hdrlen ? mtu - hdrlen : 0;
+}
+
 /*
- * A TCP packet the receiving kernel's GRO merged (gro.h): its checksum field holds the
- * pseudo-header sum over its length, as tcp4/tcp6_gro_complete() leave it, and the kernel
- * verified each segment before it merged them.  Fills the item's vnet header: NEEDS_CSUM,
- * and GSO when it is longer than one segment of the tunnel's MTU (CWR: GSO_ECN, as
- * tcp_gro_complete() sets SKB_GSO_TCP_ECN).  Checked before the full checksum, which a
- * 64 KB packet would cost.  One complete packet in 65536 holds that value by chance: one
- * within a segment's size is told apart by its full checksum (and one longer, from a
- * peer with a larger MTU, would still be delivered intact).
+ * A TCP packet whose checksum field holds the pseudo-header sum over its length (gro.h)
+ * that goes up alone: one the receiving kernel's GRO merged, as tcp4/tcp6_gro_complete()
+ * leave it, after the kernel verified each segment; or a single segment that does not
+ * merge.  Fills the item's vnet header: NEEDS_CSUM, and GSO when it is longer than one
+ * segment of the tunnel's MTU (CWR: GSO_ECN, as tcp_gro_complete() sets
+ * SKB_GSO_TCP_ECN).  A packet whose checksum is right and holds that value by chance
+ * (one in 65536) is delivered intact all the same: the sum finished over its bytes is
+ * the checksum it has.
  */
-static bool kernel_merged(const struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p,
+static void partial_alone(const struct sitd_gro *g, struct sitd_gro_item *it, const uint8_t *p,
 			  uint32_t len, const struct tcp_facts *f)
 {
 	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM, .csum_offset = TCP_CSUM };
-	unsigned hdrlen = f->l3len + f->thlen, mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
-	unsigned seg = mtu > hdrlen ? mtu - hdrlen : 0;
+	unsigned hdrlen = f->l3len + f->thlen, seg = tunnel_seg(g, hdrlen);
 
-	if (csum_ld16(p + f->l3len + TCP_CSUM) != csum_fold(f->psum))
-		return false;
-	if (len - hdrlen <= seg && tcp_csum_ok(p, len, f))
-		return false;
 	it->version = (uint8_t)f->version;
 	it->l3len = (uint16_t)f->l3len;
 	it->hdrlen = (uint16_t)hdrlen;
@@ -108,7 +118,6 @@ static bool kernel_merged(const struct sitd_gro *g, struct sitd_gro_item *it, co
 	}
 	it->gso_size = vh.gso_size;
 	vnet_hdr_write(it->vnet, &vh);
-	return true;
 }
 
 /*
@@ -270,6 +279,7 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 	it = &g->item[g->nitem++];
 	g->pkt[g->npkt].p = p;
 	g->pkt[g->npkt].len = len;
+	g->pkt[g->npkt].csum_start = 0;
 	it->idx[0] = (uint8_t)g->npkt++;
 	it->nseg = 1;
 	it->candidate = false;
@@ -296,6 +306,7 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 	idx = (uint8_t)g->npkt++;
 	g->pkt[idx].p = p;
 	g->pkt[idx].len = len;
+	g->pkt[idx].csum_start = 0;
 
 	it = &g->item[g->nitem];
 	if (udp_partial(g, it, p, len, &keep)) {
@@ -311,16 +322,28 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 		return true;
 	}
 	tcp = tcp_facts(p, len, &f);
-	if (tcp && kernel_merged(g, it, p, len, &f)) {
-		g->nitem++;
-		it->idx[0] = idx;
-		it->nseg = 1;
-		it->candidate = false;
-		it->closed = it->kernel = true;
-		STAT_INC(g->stats->rx_gro_kernel);
-		return true;
+	if (tcp && f.partial) {
+		/* One segment may merge; a longer one is the receiving device's merge. */
+		bool one = len - f.l3len - f.thlen <= tunnel_seg(g, f.l3len + f.thlen);
+
+		g->pkt[idx].csum_start = (uint16_t)f.l3len;
+		if (one)
+			STAT_INC(g->stats->rx_csum_partial);
+		else
+			STAT_INC(g->stats->rx_gro_kernel);
+		n.candidate = one && g->enabled && gro_candidate(g, &n, p, len, &f);
+		if (!n.candidate) {
+			partial_alone(g, it, p, len, &f);
+			g->nitem++;
+			it->idx[0] = idx;
+			it->nseg = 1;
+			it->candidate = false;
+			it->closed = it->kernel = true;
+			return true;
+		}
+	} else {
+		n.candidate = g->enabled && tcp && gro_candidate(g, &n, p, len, &f);
 	}
-	n.candidate = g->enabled && tcp && gro_candidate(g, &n, p, len, &f);
 	if (n.candidate) {
 		/* Only the newest item of a flow may grow: never reorder within a flow. */
 		for (unsigned i = g->nitem; i-- > 0;) {
@@ -428,16 +451,26 @@ unsigned sitd_gro_finish(struct sitd_gro *g)
 			}
 			STAT_INC(g->stats->rx_gro_packets);
 		} else if (!it->kernel) {	/* a kernel merge has its header already */
-			struct sitd_vnet_hdr vh = { 0 };
-
+			sitd_gro_seg_vnet(g, it->idx[0], it->vnet);
 			/* Verified above: spare the kernel a second pass over the bytes. */
-			if (it->candidate)
-				vh.flags = VNET_F_DATA_VALID;
-			vnet_hdr_write(it->vnet, &vh);
+			if (it->candidate && !g->pkt[it->idx[0]].csum_start)
+				it->vnet[0] = VNET_F_DATA_VALID;
 		}
 		g->iov_cnt[i] = k - g->iov_start[i];
 	}
 	return g->nitem;
+}
+
+void sitd_gro_seg_vnet(const struct sitd_gro *g, unsigned idx, uint8_t vnet[VNET_HDR_LEN])
+{
+	struct sitd_vnet_hdr vh = { 0 };
+
+	if (g->pkt[idx].csum_start) {
+		vh.flags = VNET_F_NEEDS_CSUM;
+		vh.csum_start = g->pkt[idx].csum_start;
+		vh.csum_offset = TCP_CSUM;
+	}
+	vnet_hdr_write(vnet, &vh);
 }
 
 void sitd_gro_unmerge(struct sitd_gro *g, unsigned i)

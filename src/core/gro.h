@@ -21,6 +21,10 @@
  * it (CHECKSUM_PARTIAL).  Such a packet goes up alone as the super-packet it is, with
  * NEEDS_CSUM and, being longer than one segment, GSO at the tunnel MTU's segment size
  * (the raw socket does not tell the sender's; doc/kernel.md "Merged by the kernel").
+ * A segment in that form that is no longer than one segment comes from a sender that
+ * left its checksum to the device (a kernel or sitd -T packet behind veth, which hands it
+ * on unfinished): it is taken as the kernel takes CHECKSUM_PARTIAL, without reading its
+ * bytes, and merges as a verified one would (doc/kernel.md "Checksums left to the device").
  *
  * Zero copy: an output is [vnet header][head packet][payloads of the segments after it],
  * as iovecs into the receive buffers, which must stay untouched until it is written.
@@ -66,6 +70,7 @@ struct sitd_gro {
 	struct {
 		uint8_t *p;
 		uint32_t len;
+		uint16_t csum_start;	/* a partial checksum: where it starts; 0: complete */
 	} pkt[GRO_BATCH];
 	struct sitd_gro_item item[GRO_BATCH];
 	/* Filled by sitd_gro_finish(): item i is written as iov[iov_start[i] .. + iov_cnt[i]). */
@@ -99,9 +104,13 @@ static inline void sitd_gro_reset(struct sitd_gro *g)
 /*
  * When the kernel refuses a merged write (EINVAL on kernels that reject a short last
  * segment, tailscale#13041): restore item i's head as it was received.  Its segments can
- * then be written one by one: g->pkt[item->idx[k]], with a zeroed vnet header.
+ * then be written one by one: g->pkt[item->idx[k]], with the vnet header that
+ * sitd_gro_seg_vnet() writes.
  */
 void sitd_gro_unmerge(struct sitd_gro *g, unsigned i);
+
+/* The vnet header for batch packet idx written alone: NEEDS_CSUM when partial, else zero. */
+void sitd_gro_seg_vnet(const struct sitd_gro *g, unsigned idx, uint8_t vnet[VNET_HDR_LEN]);
 
 /* The same for an item the kernel merged: written again without GSO (false: it had none). */
 bool sitd_gro_kernel_nogso(struct sitd_gro *g, unsigned i);

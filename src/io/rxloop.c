@@ -30,7 +30,6 @@
 /* Write one GRO output; on a refused merged write, fall back to unmerged for good. */
 static void rx_write(struct worker *w, struct tunnel *t, unsigned i)
 {
-	static uint8_t vnet_none[VNET_HDR_LEN];	/* never written */
 	struct sitd_gro *g = &w->gro;
 	struct sitd_gro_item *it = &g->item[i];
 	struct sitd_stats *st = &t->rx_stats;
@@ -63,9 +62,11 @@ static void rx_write(struct worker *w, struct tunnel *t, unsigned i)
 	sitd_gro_unmerge(g, i);
 	STAT_INC(st->rx_gro_fallback);
 	for (unsigned s = 0; s < it->nseg; s++) {
-		struct iovec out[2] = { { vnet_none, VNET_HDR_LEN },
+		uint8_t vnet[VNET_HDR_LEN];
+		struct iovec out[2] = { { vnet, VNET_HDR_LEN },
 					{ g->pkt[it->idx[s]].p, g->pkt[it->idx[s]].len } };
 
+		sitd_gro_seg_vnet(g, it->idx[s], vnet);
 		if (writev(t->tun_fd, out, 2) < 0) {
 			STAT_DROP(st, tun_write_error);
 			continue;

@@ -36,15 +36,17 @@
  *     length, csum_offset 16; the bytes a valid IP packet whose length fields match, the
  *     head's headers but for lengths, checksums and PSH, then every payload in order, and
  *     completing the checksum from csum_start gives a valid TCP checksum;
- *   - a packet the kernel merged (TCP, the checksum field the pseudo-header sum, and
- *     longer than one segment of a 1480-byte MTU or its full checksum wrong) goes out
- *     alone, as received, with NEEDS_CSUM at the TCP header and GSO TCPV4/TCPV6 (ECN
- *     with CWR) at the MTU's segment size when longer than one; it never merges;
+ *   - TCP whose checksum field is the pseudo-header sum: longer than one segment of a
+ *     1480-byte MTU, a packet the kernel merged, which goes out alone, as received, with
+ *     NEEDS_CSUM at the TCP header and GSO TCPV4/TCPV6 (ECN with CWR) at the MTU's
+ *     segment size, and never merges (rx_gro_kernel); within one segment, a sender left
+ *     the sum to the device (rx_csum_partial): its checksum is not checked, it merges as
+ *     a verified segment would, and alone it goes out with NEEDS_CSUM, no GSO;
  *   - UDP right after the IP header whose checksum field is the pseudo-header sum and
  *     whose full checksum is wrong
  *     (CHECKSUM_PARTIAL, or merged by the kernel): within 1480 bytes, alone with
  *     NEEDS_CSUM at offset 6; longer, in no output, counted as the drop rx_gro_udp;
- *   - counters: rx_gro_packets, rx_gro_merged, rx_gro_kernel, rx_csum_bad and that drop
+ *   - counters: rx_gro_packets, rx_gro_merged, rx_gro_kernel, rx_csum_partial, rx_csum_bad and that drop
  *     as the above says, no other;
  *   - only merged heads' headers were written; sitd_gro_unmerge restores them byte for
  *     byte; a second batch of the same packets groups them the same way.
@@ -89,45 +91,44 @@ static bool tcp_csum_ok(const uint8_t *p, uint32_t len, unsigned l3)
 }
 
 /*
- * Merged by the receiving kernel (gro.h): the vnet header it must go out with in *vh;
- * false when it is not such a packet.
+ * A TCP packet whose checksum field holds the pseudo-header sum over its length (gro.h):
+ * 0 not; 1 within one segment of the MTU (its sender left the sum to the device); 2
+ * longer (merged by the receiving kernel).  *vh: the vnet header it goes up with alone.
  */
-static bool kmerged(const uint8_t *p, uint32_t len, struct sitd_vnet_hdr *vh)
+static int tcp_partial(const uint8_t *p, uint32_t len, struct sitd_vnet_hdr *vh)
 {
 	unsigned l3, th, seg;
 	uint32_t ps;
 
 	if (len < 40)
-		return false;
+		return 0;
 	if (p[0] == 0x45 && p[9] == PG_PROTO_TCP && !(pg_get16(p + 6) & 0x3fff))
 		l3 = 20;
 	else if (p[0] >> 4 == 6 && p[6] == PG_PROTO_TCP && len >= 60)
 		l3 = 40;
 	else
-		return false;
+		return 0;
 	th = (p[l3 + 12] >> 4) * 4u;
 	if (th < 20 || l3 + th > len)
-		return false;
+		return 0;
 	if (l3 == 20)
 		ps = pg_pseudo4(pg_get32(p + 12), pg_get32(p + 16), PG_PROTO_TCP, (uint16_t)(len - l3));
 	else
 		ps = pg_pseudo6(p + 8, p + 24, PG_PROTO_TCP, len - l3);
 	if (pg_get16(p + l3 + 16) != pg_fold(ps))
-		return false;
+		return 0;
 	seg = MTU - l3 - th;
-	if (len - l3 - th <= seg && tcp_csum_ok(p, len, l3))
-		return false;
 	memset(vh, 0, sizeof(*vh));
 	vh->flags = VNET_F_NEEDS_CSUM;
 	vh->csum_start = (uint16_t)l3;
 	vh->csum_offset = 16;
-	if (len - l3 - th > seg) {
-		vh->gso_type = (uint8_t)((l3 == 20 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6) |
-					 (p[l3 + 13] & 0x80 ? VNET_GSO_ECN : 0));
-		vh->gso_size = (uint16_t)seg;
-		vh->hdr_len = (uint16_t)(l3 + th);
-	}
-	return true;
+	if (len - l3 - th <= seg)
+		return 1;
+	vh->gso_type = (uint8_t)((l3 == 20 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6) |
+				 (p[l3 + 13] & 0x80 ? VNET_GSO_ECN : 0));
+	vh->gso_size = (uint16_t)seg;
+	vh->hdr_len = (uint16_t)(l3 + th);
+	return 2;
 }
 
 /* UDP with a partial checksum (gro.h): 0 not, 1 up alone (vnet in *vh), -1 dropped. */
@@ -158,10 +159,15 @@ static int udp_partial_ref(const uint8_t *p, uint32_t len, struct sitd_vnet_hdr 
 
 enum cand { NOT_CAND, CSUM_BAD, CAND };
 
-/* A TCP segment GRO may merge (CAND), one it must check and refuse (CSUM_BAD), or neither. */
+/*
+ * A TCP segment GRO may merge (CAND: its checksum right, or left partial within one
+ * segment, then not read), one it must check and refuse (CSUM_BAD), or neither.
+ */
 static enum cand candidate(const uint8_t *p, uint32_t len, unsigned *l3o, unsigned *hdro)
 {
+	struct sitd_vnet_hdr vh;
 	unsigned l3, th;
+	int part = tcp_partial(p, len, &vh);
 
 	if (len < 20)
 		return NOT_CAND;
@@ -184,6 +190,8 @@ static enum cand candidate(const uint8_t *p, uint32_t len, unsigned *l3o, unsign
 		return NOT_CAND;
 	*l3o = l3;
 	*hdro = l3 + th;
+	if (part)
+		return part == 1 ? CAND : NOT_CAND;
 	return tcp_csum_ok(p, len, l3) ? CAND : CSUM_BAD;
 }
 
@@ -323,7 +331,7 @@ static void check_merged(const struct sitd_gro_item *it, uint32_t flen)
 	struct sitd_ipinfo ii;
 	uint8_t psh;
 
-	CHECK(candidate(h, plen[it->idx[0]], &l3, &hdr) == CAND && !kmerged(h, plen[it->idx[0]], &vh));
+	CHECK(candidate(h, plen[it->idx[0]], &l3, &hdr) == CAND);
 	gso = plen[it->idx[0]] - hdr;
 	total = plen[it->idx[0]];
 	seq = pg_get32(h + l3 + 4) + gso;
@@ -333,7 +341,7 @@ static void check_merged(const struct sitd_gro_item *it, uint32_t flen)
 		unsigned l3b, hdrb;
 		uint32_t pay;
 
-		CHECK(candidate(p, plen[it->idx[s]], &l3b, &hdrb) == CAND && !kmerged(p, plen[it->idx[s]], &vh));
+		CHECK(candidate(p, plen[it->idx[s]], &l3b, &hdrb) == CAND);
 		CHECK(l3b == l3 && hdrb == hdr);
 		CHECK(!(prev[l3 + 13] & PG_PSH));	/* PSH closes */
 		CHECK(!memcmp(p + (version == 4 ? 12 : 8), h + (version == 4 ? 12 : 8), version == 4 ? 8 : 32));
@@ -439,11 +447,8 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 			unsigned l3, hdr;
 
 			CHECK(udp_partial_ref(orig[h], plen[h], &kv) >= 0);
-			if (udp_partial_ref(orig[h], plen[h], &kv) == 1) {
+			if (udp_partial_ref(orig[h], plen[h], &kv) == 1 || tcp_partial(orig[h], plen[h], &kv)) {
 				vnet_hdr_write(vz, &kv);
-			} else if (kmerged(orig[h], plen[h], &kv)) {
-				vnet_hdr_write(vz, &kv);
-				want.rx_gro_kernel++;
 			} else if (enabled && candidate(orig[h], plen[h], &l3, &hdr) == CAND) {
 				vz[0] = VNET_F_DATA_VALID;
 			}
@@ -457,8 +462,12 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 		struct sitd_vnet_hdr kv;
 		bool dropped = udp_partial_ref(orig[b], plen[b], &kv) < 0;
 
+		int part = tcp_partial(orig[b], plen[b], &kv);
+
 		CHECK(seen[b] == !dropped);
 		want.drop[SITD_DROP_rx_gro_udp] += dropped;
+		want.rx_csum_partial += part == 1;
+		want.rx_gro_kernel += part == 2;
 		ndrop += dropped;
 	}
 	CHECK(no + ndrop == nb);
@@ -485,7 +494,7 @@ static void check_batch(bool enabled, unsigned nb, unsigned ni)
 
 			struct sitd_vnet_hdr kv;
 
-			want.rx_csum_bad += !udp_partial_ref(orig[b], plen[b], &kv) && !kmerged(orig[b], plen[b], &kv) &&
+			want.rx_csum_bad += !udp_partial_ref(orig[b], plen[b], &kv) &&
 					    candidate(orig[b], plen[b], &l3, &hdr) == CSUM_BAD;
 		}
 	CHECK(!memcmp(&st, &want, sizeof(st)));

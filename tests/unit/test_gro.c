@@ -881,15 +881,19 @@ static const struct kmerge_case kmerge_cases[] = {
 	  PG_VNET_F_NEEDS_CSUM, 4, 1480 - 72 },
 	{ "kernel merge, IPv4 with CWR: GSO TCPV4 | ECN", 4, 30000, PG_ACK | 0x80, false, false, false, 1480,
 	  PG_VNET_F_NEEDS_CSUM, 1 | 0x80, 1480 - 52 },
-	{ "kernel merge within one segment: NEEDS_CSUM, no GSO", 6, 1408, 0, false, false, false, 1480,
+	{ "partial checksum within one segment: NEEDS_CSUM, no GSO, not read", 6, 1408, 0, false, false,
+	  false, 1480, PG_VNET_F_NEEDS_CSUM, 0, 0 },
+	{ "partial checksum within one segment, sitd's GRO off: NEEDS_CSUM", 4, 1000, 0, false, false,
+	  true, 1480, PG_VNET_F_NEEDS_CSUM, 0, 0 },
+	{ "partial checksum on a SYN: alone, NEEDS_CSUM", 6, 0, 0x02, false, false, false, 1480,
 	  PG_VNET_F_NEEDS_CSUM, 0, 0 },
 	{ "kernel merge, sitd's GRO off: still NEEDS_CSUM and GSO", 6, 9000, 0, false, false, true, 1400,
 	  PG_VNET_F_NEEDS_CSUM, 4, 1400 - 72 },
 	{ "kernel merge, MTU not known: IPv6's minimum", 6, 9000, 0, false, false, false, 0,
 	  PG_VNET_F_NEEDS_CSUM, 4, 1280 - 72 },
 	{ "a wrong checksum is not a kernel merge", 6, 9000, 0, true, false, 0, 1480, 0, 0, 0 },
-	{ "a whole segment with the partial value by chance: verified, not a merge", 6, 1000, 0, false,
-	  true, false, 1480, VF_DATA_VALID, 0, 0 },
+	{ "a whole segment with the partial value by chance: NEEDS_CSUM finishes it unchanged", 6, 1000, 0,
+	  false, true, false, 1480, PG_VNET_F_NEEDS_CSUM, 0, 0 },
 };
 
 /*
@@ -938,8 +942,11 @@ static void test_kernel_merged(void **state)
 	else
 		memset(vh, 0, sizeof(vh));
 	assert_memory_equal(flat, vh, PG_VNET_LEN);
-	assert_int_equal(st.rx_gro_kernel, c->vflags == PG_VNET_F_NEEDS_CSUM ? 1 : 0);
+	assert_int_equal(st.rx_gro_kernel, c->vflags == PG_VNET_F_NEEDS_CSUM && c->gso_type ? 1 : 0);
+	assert_int_equal(st.rx_csum_partial, c->vflags == PG_VNET_F_NEEDS_CSUM && !c->gso_type ? 1 : 0);
 	assert_int_equal(st.rx_csum_bad, c->corrupt && !c->disabled ? 1 : 0);
+	if (c->whole)	/* what the kernel finishes over the bytes is the checksum they have */
+		assert_int_equal((uint16_t)~pg_fold(pg_sum(big + l4, len - l4, 0)), pg_get16(big + l4 + 16));
 	assert_int_equal(st.rx_gro_packets, 0);
 
 	/* Written again without GSO when the device refuses it; NEEDS_CSUM stays. */
@@ -948,6 +955,65 @@ static void test_kernel_merged(void **state)
 		pg_vnet(vh, c->vflags, 0, 0, 0, (uint16_t)l4, 16);
 	assert_memory_equal(g.item[0].vnet, vh, PG_VNET_LEN);
 	assert_false(sitd_gro_kernel_nogso(&g, 0));
+}
+
+/*
+ * Segments whose sender left the checksum to the device (sitd -T packet, or a kernel,
+ * behind veth) merge without their bytes being summed: one verified segment, then
+ * three partial ones, become one super-packet: the payloads in order behind the first
+ * segment's headers, the pseudo-header sum over the whole in its field, which the kernel
+ * finishes into the right checksum.
+ */
+static void test_partial_merge(void **state)
+{
+	static const uint32_t pay[4] = { 1408, 1408, 1408, 500 };
+	unsigned l4 = 0;
+	uint32_t seq = SEQ0, total = 0, off;
+	size_t flen;
+	uint8_t vh[PG_VNET_LEN];
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	sitd_gro_init(&g, true, &st);
+	g.mtu = 1480;
+	for (unsigned k = 0; k < 4; k++) {
+		struct pg_tcp_pkt p = { .version = 6, .ttl = 64, .seq = seq, .ack = ACK0,
+					.flags = k == 3 ? PG_ACK | PG_PSH : PG_ACK, .tcp_optlen = 12,
+					.payload = pay[k], .seed = (uint8_t)(k + 3), .partial = k > 0 };
+
+		plen[k] = pg_tcp_packet(pkts[k], &p, &l4);
+		memcpy(orig[k], pkts[k], plen[k]);
+		assert_true(sitd_gro_add(&g, pkts[k], (uint32_t)plen[k]));
+		seq += pay[k];
+	}
+	assert_int_equal(st.rx_csum_partial, 3);
+	assert_int_equal(st.rx_gro_merged, 3);
+	assert_int_equal(st.rx_csum_bad, 0);
+	assert_int_equal(st.rx_gro_kernel, 0);
+	assert_int_equal(sitd_gro_finish(&g), 1);
+	flen = pg_flatten(&g.iov[g.iov_start[0]], g.iov_cnt[0], flat, sizeof(flat));
+	pg_vnet(vh, PG_VNET_F_NEEDS_CSUM, PG_GSO_TCPV6, (uint16_t)(l4 + 32), 1408, (uint16_t)l4, 16);
+	assert_memory_equal(flat, vh, PG_VNET_LEN);
+	/* The payloads in order, behind the first segment's headers. */
+	memcpy(want, orig[0], plen[0]);
+	total = (uint32_t)plen[0];
+	for (unsigned k = 1; k < 4; k++) {
+		memcpy(want + total, orig[k] + l4 + 32, plen[k] - l4 - 32);
+		total += (uint32_t)(plen[k] - l4 - 32);
+	}
+	assert_int_equal(flen, PG_VNET_LEN + total);
+	off = l4 + 32;
+	assert_memory_equal(flat + PG_VNET_LEN + off, want + off, total - off);
+	/* Finished as the kernel will (skb_checksum_help), the checksum is right. */
+	{
+		uint8_t *t = flat + PG_VNET_LEN + l4;
+		uint32_t l4len = total - l4;
+
+		assert_int_equal(pg_get16(t + 16), pg_fold(pg_pseudo6(flat + PG_VNET_LEN + 8,
+				 flat + PG_VNET_LEN + 24, PG_PROTO_TCP, l4len)));
+		pg_put16(t + 16, (uint16_t)~pg_fold(pg_sum(t, l4len, 0)));
+		assert_true(pg_l4_csum_ok(flat + PG_VNET_LEN, l4, PG_PROTO_TCP));
+	}
 }
 
 /*
@@ -1121,7 +1187,7 @@ int main(void)
 	struct CMUnitTest tests[ARRAY_SIZE(merge_cases) + ARRAY_SIZE(rule_cases) +
 				ARRAY_SIZE(flow_cases) + ARRAY_SIZE(single_cases) +
 				ARRAY_SIZE(bytes_cases) + ARRAY_SIZE(unmerge_cases) +
-				ARRAY_SIZE(kmerge_cases) + 8];
+				ARRAY_SIZE(kmerge_cases) + 9];
 	size_t n = 0;
 
 	ROWS(merge_cases);
@@ -1143,6 +1209,7 @@ int main(void)
 		tests[n++] = (struct CMUnitTest){ .name = kmerge_cases[i].name, .test_func = test_kernel_merged,
 						  .initial_state = (void *)(uintptr_t)&kmerge_cases[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_kernel_merged_order);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_partial_merge);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_add_merged);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_udp_partial);
 	return cmocka_run_group_tests(tests, NULL, NULL);
