@@ -379,6 +379,11 @@ drops_total() {
 	echo $((t + p))
 }
 
+# B's count of one nstat counter (absolute).
+nstat_of() {
+	nb nstat -az "$1" | awk -v n="$1" '$1 == n { print $2 + 0; f = 1 } END { if (!f) print 0 }'
+}
+
 # merging_underlay NAME: make B's veth merge the tunnel's packets before sitd reads them,
 # as a NIC's GRO does (doc/kernel.md "Merged by the kernel"): veth merges only what
 # reaches its NAPI in bursts, so TSO off on A's side, GRO and a NAPI thread on B's.

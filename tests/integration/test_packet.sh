@@ -5,6 +5,8 @@
 #  - no warm-up: the first ping works (the neighbour is not known yet: the raw socket
 #    carries it, and the kernel resolves the neighbour);
 #  - 200 MB over TCP, sha256 equal, nearly every outer packet through AF_PACKET, no drop;
+#    each with its inner checksum left to the device (NEEDS_CSUM), which veth hands on
+#    unfinished: B takes them so and merges them unread, and B's TCP sees no bad sum;
 #  - ipip through it too;
 #  - the next hop's address changes (B's MAC, and A's neighbour entry replaced): the
 #    frames follow within the second's lookup;
@@ -27,6 +29,10 @@ for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null 
 expect_ge "once the neighbour is known, pings leave through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 1
 sent0=$(ctr "$PID_A" tx_packets)
 pkt0=$(ctr "$PID_A" tx_packet_socket)
+off0=$(ctr "$PID_A" tx_csum_offloaded)
+part0=$(ctr "$PID_B" rx_csum_partial)
+merged0=$(ctr "$PID_B" rx_gro_merged)
+bad0=$(nstat_of TcpInCsumErrors)
 # (Before B's device was up, what A's came-up device sent was counted tun_down there.)
 drops0=$(($(drops_total "$PID_A") + $(drops_total "$PID_B")))
 check "200 MB over TCP through AF_PACKET frames, sha256 equal" transfer $B6
@@ -35,6 +41,13 @@ pkt=$(($(ctr "$PID_A" tx_packet_socket) - pkt0))
 echo "# $pkt of $sent outer packets through AF_PACKET"
 expect_ge "... 100000 outer packets or more" "$sent" 100000
 expect_ge "... 99 % of them through AF_PACKET (one a second may go the raw way)" "$((pkt * 100))" $((sent * 99))
+off=$(($(ctr "$PID_A" tx_csum_offloaded) - off0))
+part=$(($(ctr "$PID_B" rx_csum_partial) - part0))
+echo "# A left $off inner checksums to the device; B took $part segments so"
+expect_ge "... 99 % of them with the inner checksum left to the device" "$((off * 100))" $((sent * 99))
+expect_ge "... B took 99 % of those unfinished (rx_csum_partial)" "$((part * 100))" $((off * 99))
+expect_ge "... and merged them (rx_gro_merged)" "$(($(ctr "$PID_B" rx_gro_merged) - merged0))" $((part / 4))
+expect_eq "... B's TCP counted no checksum error" "$(($(nstat_of TcpInCsumErrors) - bad0))" 0
 for p in "$PID_A" "$PID_B"; do
 	"$SITD" -S "$(sock_of "$p")" show -s -j | jq -c '[.[].stats.drops | to_entries[] | select(.value > 0)]' | sed 's/^/# drops: /'
 	"$SITD" -S "$(sock_of "$p")" status -j | jq -c '[.drops | to_entries[] | select(.value > 0)]' | sed 's/^/# process drops: /'

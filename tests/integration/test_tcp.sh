@@ -60,10 +60,6 @@ gro_case() {
 	expect_eq "$name: no drop at the receiver" "$(( $(drops_total "$PID_B") - b0 ))" 0
 	teardown
 }
-# B's count of one nstat counter (absolute).
-nstat_of() {
-	nb nstat -az "$1" | awk -v n="$1" '$1 == n { print $2 + 0; f = 1 } END { if (!f) print 0 }'
-}
 tcp_csum_errors() { nstat_of TcpInCsumErrors; }
 
 # The same merge for UDP, which B's kernel does for a socket with UDP_GRO (QUIC servers
