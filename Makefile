@@ -99,6 +99,12 @@ $(O)/blast: bench/blast.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# Its AF_XDP receiver, a probe sitd does not use (bench/run.sh row blast-xdp installs
+# libxdp-dev and libbpf-dev first).
+$(O)/xskblast: bench/xskblast.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lxdp -lbpf
+
 # The core may not do I/O, print, exit or allocate (doc/architecture.md).
 lint-core:
 	$(Q)CC=$(CC) scripts/lint-core.sh

@@ -11,17 +11,22 @@
 #   BENCH_ROWS="sit-on sit-ba many-ab many-ba" bench/run.sh   (the tunnel table)
 #   BENCH_ROWS="veth sit-on sit-pkt sit-off sit-pkt-off ipip-on ipip-pkt" bench/run.sh   (-T packet)
 #   BENCH_ROWS="veth sit-ul sit-ul-gro" bench/run.sh   (B's kernel merging, as a NIC's GRO)
-#   BENCH_ROWS="blast blast-ring" bench/run.sh   (AF_PACKET ring receive against recvmmsg)
+#   BENCH_ROWS="blast blast-ring blast-xdp" bench/run.sh   (ring and AF_XDP receive against recvmmsg)
 #   BENCH_ROWS="veth sit-on sit-ring sit-off sit-ring-off sit-pkt-ring openvpn socat" bench/run.sh   (-R ring)
+#   BENCH_ROWS="veth sit-ring sit-pkt-ring sit-pkt-ring-off ipip-pkt-ring openvpn socat" bench/run.sh
+#                                     (-T packet: inner checksums left to the device)
 #
 # Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
-# recvmmsg: sitd's outer side can go no faster), sit-on, sit-off (ethtool tso off),
+# recvmmsg: sitd's outer side can go no faster), blast-ring and blast-xdp (the same
+# receiver through a TPACKET_V3 ring, through AF_XDP), sit-on, sit-off (ethtool tso off),
 # sit-nopmtu, ipip-on, fou-on and gue-on (sit inside FOU / GUE with encap-csum, so one
 # UDP_SEGMENT send per super-packet), socat (TUN over UDP), openvpn (--cipher none
 # --auth none); sit-ba (sit-on, data from B to A), many-ab and many-ba (the same tunnel
 # beside 999 idle ones in A's sitd, from one file: each packet into A is looked up among
 # 1000; also the time the 1000 take to start, A's memory and threads); sit-pkt,
-# sit-pkt-off and ipip-pkt (-T packet at both ends: outer packets through AF_PACKET);
+# sit-pkt-off and ipip-pkt (-T packet at both ends: outer packets through AF_PACKET,
+# inner checksums left to the device); sit-ring, sit-ring-off, ipip-ring (-R ring at
+# both ends) and sit-pkt-ring, sit-pkt-ring-off, ipip-pkt-ring (both options);
 # veth-p4 and sit-p4 (iperf3 -P 4).  The last column is the machine's idle share during
 # the runs (median): near 0 %, the machine, not the path, is the limit.
 set -u
@@ -89,9 +94,10 @@ row_veth() { setup_pair; for _ in $(seq "$RUNS"); do echo "$(iperf $B4) -"; done
 
 row_blast() {
 	setup_pair
+	na ping -c 1 -W 1 -q $B4 >/dev/null	# B's neighbour entry: XDP takes B's ARP too
 	for _ in $(seq "$RUNS"); do
 		# shellcheck disable=SC2086
-		nb "$BLAST" ${BLAST_RECV:-recv} "$SECS" >"$LOGDIR/blast.out" &
+		nb ${BLAST_RX:-$BLAST recv} "$SECS" >"$LOGDIR/blast.out" &
 		local r=$!
 		sleep 0.3
 		read -r i0 t0 < <(idle_ticks)
@@ -105,7 +111,17 @@ row_blast() {
 }
 
 # The same receiver through an AF_PACKET TPACKET_V3 ring on vb (blast.c "ring").
-row_blast-ring() { BLAST_RECV="ring vb" row_blast; }
+row_blast-ring() { BLAST_RX="$BLAST ring vb" row_blast; }
+# ... and through an AF_XDP socket on vb, in copy mode (bench/xskblast.c, a probe).
+row_blast-xdp() {
+	local p
+	for p in libxdp-dev libbpf-dev; do
+		dpkg-query -W -f='${Status}' $p 2>/dev/null | grep -q 'install ok installed' ||
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null
+	done
+	make -s build/xskblast >&2 || return
+	BLAST_RX="$PWD/build/xskblast vb" row_blast 2>/dev/null
+}
 
 sitd_row() {	# sitd_row MODE ADDR [sitd args] [-- ethtool features]
 	local mode=$1 addr=$2 args=() feats=()
@@ -135,6 +151,8 @@ row_sit-ring() { SITD_OPTS="-R ring" sitd_row sit $B6; }
 row_sit-ring-off() { SITD_OPTS="-R ring" sitd_row sit $B6 -- tso off; }
 row_ipip-ring() { SITD_OPTS="-R ring" sitd_row ipip $B4IN; }
 row_sit-pkt-ring() { SITD_OPTS="-T packet -R ring" sitd_row sit $B6; }
+row_sit-pkt-ring-off() { SITD_OPTS="-T packet -R ring" sitd_row sit $B6 -- tso off; }
+row_ipip-pkt-ring() { SITD_OPTS="-T packet -R ring" sitd_row ipip $B4IN; }
 # Four streams through one tunnel (one TUN queue, one worker per direction's device):
 # with the idle share, whether a second queue would have a core to run on.
 # B's kernel merging the tunnel's packets before sitd reads them, as a NIC's GRO does
@@ -221,7 +239,7 @@ median() {
 
 declare -A LABEL=(
 	[veth]="bare veth (the limit)" [blast]="raw-socket ceiling (proto 41)"
-	[blast-ring]="... received by a TPACKET_V3 ring"
+	[blast-ring]="... received by a TPACKET_V3 ring" [blast-xdp]="... received by AF_XDP (copy mode)"
 	[sit-on]="sitd sit, TSO on" [sit-off]="sitd sit, TSO off" [sit-nopmtu]="sitd sit, nopmtudisc"
 	[ipip-on]="sitd ipip, TSO on" [fou-on]="sitd sit in fou, encap-csum"
 	[gue-on]="sitd sit in gue, encap-csum" [socat]="socat TUN over UDP"
@@ -232,6 +250,7 @@ declare -A LABEL=(
 	[veth-p4]="bare veth, 4 streams" [sit-p4]="sitd sit, TSO on, 4 streams"
 	[sit-ring]="sitd sit, TSO on, -R ring" [sit-ring-off]="sitd sit, TSO off, -R ring"
 	[ipip-ring]="sitd ipip, TSO on, -R ring" [sit-pkt-ring]="sitd sit, TSO on, -T packet -R ring"
+	[sit-pkt-ring-off]="sitd sit, TSO off, -T packet -R ring" [ipip-pkt-ring]="sitd ipip, TSO on, -T packet -R ring"
 	[sit-ul]="sitd sit, A's veth TSO off" [sit-ul-gro]="... and B's veth merging (GRO)"
 )
 declare -A MED CPU
@@ -256,10 +275,13 @@ for r in $ROWS; do
 done
 echo
 ratio() { awk -v a="${MED[$1]:-0}" -v b="${MED[$2]:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-echo "sit TSO on / raw-socket ceiling: $(ratio sit-on blast)   (target >= 0.90)"
-echo "sit TSO on / OpenVPN no cipher:  $(ratio sit-on openvpn)   (target >= 5)"
-echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)"
-echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
+# both ROW...: every row was measured in this run.
+both_rows() { for r in "$@"; do [ -n "${MED[$r]:-}" ] || return 1; done; }
+both_rows sit-on blast && echo "sit TSO on / raw-socket ceiling: $(ratio sit-on blast)   (target >= 0.90)"
+both_rows sit-on openvpn && echo "sit TSO on / OpenVPN no cipher:  $(ratio sit-on openvpn)   (target >= 5)"
+both_rows sit-on sit-off && echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)"
+both_rows fou-on veth && echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
+both_rows fou-on openvpn && echo "sit in fou / OpenVPN no cipher:  $(ratio fou-on openvpn)   (target >= 5; both over UDP)"
 [ -n "${MED[sit-pkt]:-}" ] && {
 	echo "sit -T packet / sit (raw):        $(ratio sit-pkt sit-on)"
 	echo "sit -T packet / bare veth:        $(ratio sit-pkt veth)   (target >= 0.33)"
@@ -271,17 +293,26 @@ echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
 }
 [ -n "${MED[sit-ring-off]:-}" ] &&
 	echo "sit -R ring, TSO on / off:        $(ratio sit-ring sit-ring-off)   (target >= 1.5)"
-[ -n "${MED[sit-pkt-ring]:-}" ] &&
+[ -n "${MED[sit-pkt-ring]:-}" ] && {
 	echo "sit -T packet -R ring / bare veth: $(ratio sit-pkt-ring veth)   (target >= 0.33)"
+	echo "sit -T packet -R ring / -R ring:   $(ratio sit-pkt-ring sit-ring)"
+	echo "sit -T packet -R ring / OpenVPN:   $(ratio sit-pkt-ring openvpn)   (target >= 5)"
+}
+[ -n "${MED[sit-pkt-ring-off]:-}" ] &&
+	echo "sit -T packet -R ring, TSO on / off: $(ratio sit-pkt-ring sit-pkt-ring-off)   (target >= 1.5)"
+[ -n "${CPU[socat]:-}" ] && [ -n "${CPU[sit-pkt-ring]:-}" ] &&
+	echo "sitd -T packet -R ring CPU per GB / socat's: $(awk -v a="${CPU[sit-pkt-ring]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
 [ -n "${CPU[socat]:-}" ] && [ -n "${CPU[sit-ring]:-}" ] &&
 	echo "sitd -R ring CPU per GB / socat's: $(awk -v a="${CPU[sit-ring]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
 [ -n "${MED[blast-ring]:-}" ] && [ -n "${MED[blast]:-}" ] &&
 	echo "receive through a TPACKET_V3 ring / raw socket: $(ratio blast-ring blast)"
+[ -n "${MED[blast-xdp]:-}" ] && [ -n "${MED[blast]:-}" ] &&
+	echo "receive through AF_XDP / raw socket: $(ratio blast-xdp blast)"
 [ -n "${CPU[sit-ul-gro]:-}" ] && [ -n "${CPU[sit-ul]:-}" ] &&
 	echo "CPU per GB, B's kernel merging / not: $(awk -v a="${CPU[sit-ul-gro]}" -v b="${CPU[sit-ul]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')"
 [ -n "${MED[sit-pkt-off]:-}" ] &&
 	echo "sit -T packet, TSO on / off:      $(ratio sit-pkt sit-pkt-off)   (target >= 1.5)"
-[ -n "${CPU[socat]:-}" ] && [ "${CPU[sit-on]:-}" != "-" ] &&
+[ -n "${CPU[socat]:-}" ] && [ -n "${CPU[sit-on]:-}" ] && [ "${CPU[sit-on]}" != "-" ] &&
 	echo "sitd CPU per GB / socat's:       $(awk -v a="${CPU[sit-on]}" -v b="${CPU[socat]}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')   (target <= 0.20)"
 [ -n "${MED[many-ab]:-}" ] && [ -n "${MED[sit-on]:-}" ] &&
 	echo "t0 beside 999 idle / alone, A to B: $(ratio many-ab sit-on)   (target >= 0.9)"
