@@ -11,7 +11,7 @@
 #  - the next hop's address changes (B's MAC, and A's neighbour entry replaced): the
 #    frames follow within the second's lookup;
 #  - nopmtudisc with a tunnel MTU above the veth's: sitd fragments, and frames the
-#    fragments;
+#    fragments; over TCP, it finishes the inner checksums of fragmented segments itself;
 #  - without -T packet nothing goes through AF_PACKET.
 . "$(dirname "$0")/lib.sh"
 require_root ping socat sha256sum jq
@@ -86,6 +86,29 @@ check "1560-byte outer packets over a 1500-byte veth: fragmented, they arrive" \
 	na ping -4 -c 3 -i 0.2 -W 2 -q -s 1540 -M dont $B4IN
 expect_ge "... sitd fragmented them (RFC 4213 3.2.2: no DF inside, none outside)" "$(($(ctr "$PID_A" tx_fragments) - frag0))" 6
 expect_ge "... and framed the fragments, each within the MTU" "$(($(ctr "$PID_A" tx_packet_socket) - pkt0))" 6
+teardown
+
+# sit with nopmtudisc and MTU 1600: TCP segments of 1600 bytes leave as two outer
+# fragments each, whose inner checksum a device could not finish (it spans both): sitd
+# finishes it before the split, and leaves none to the device.
+setup_pair
+start_sitd "$NS_A" sitd-a -T packet "$TUN" mode sit remote $B4 local $A4 nopmtudisc ttl 0 mtu 1600
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4 nopmtudisc ttl 0 mtu 1600
+PID_B=$LAST_PID
+tun_up "$NS_A" "$TUN" $A6
+tun_up "$NS_B" "$TUN" $B6
+check "sit, MTU 1600 over a 1500-byte veth: the first ping" na ping -6 -c 1 -W 2 -q $B6
+frag0=$(ctr "$PID_A" tx_fragments)
+off0=$(ctr "$PID_A" tx_csum_offloaded)
+bad0=$(nstat_of TcpInCsumErrors)
+check "200 MB over TCP in outer fragments, sha256 equal" transfer $B6
+frag=$(($(ctr "$PID_A" tx_fragments) - frag0))
+echo "# $frag fragments, $(($(ctr "$PID_A" tx_csum_offloaded) - off0)) checksums left to the device"
+expect_ge "... 200000 fragments or more" "$frag" 200000
+expect_ge "... checksums left to the device only for whole packets (under 1 % of fragments)" \
+	"$((frag / 100))" "$(($(ctr "$PID_A" tx_csum_offloaded) - off0))"
+expect_eq "... B's TCP counted no checksum error" "$(($(nstat_of TcpInCsumErrors) - bad0))" 0
 teardown
 
 # Without -T packet: the raw socket only.
