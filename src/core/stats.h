@@ -62,7 +62,7 @@ enum sitd_drop {
 	X(tx_gso_packets, "GSO super-packets read from TUN")                                  \
 	X(tx_gso_segments, "segments made from them")                                        \
 	X(tx_csum_completed, "checksums completed for NEEDS_CSUM packets")                    \
-	X(tx_csum_offloaded, "inner checksums left to the device (-T packet, NEEDS_CSUM)")     \
+	X(tx_csum_offloaded, "inner checksums left to the device (-T packet, NEEDS_CSUM)")    \
 	X(tx_fragments, "outer IPv4 fragments sent")                                          \
 	X(tx_packet_socket, "of tx_packets, sent through AF_PACKET (-T packet)")             \
 	X(tx_icmp_ptb, "ICMPv6 Packet Too Big written to TUN")                               \

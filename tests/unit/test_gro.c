@@ -1014,6 +1014,19 @@ static void test_partial_merge(void **state)
 		pg_put16(t + 16, (uint16_t)~pg_fold(pg_sum(t, l4len, 0)));
 		assert_true(pg_l4_csum_ok(flat + PG_VNET_LEN, l4, PG_PROTO_TCP));
 	}
+	/* Unmerged (a kernel that refuses the write), each goes with its own header. */
+	sitd_gro_unmerge(&g, 0);
+	for (unsigned k = 0; k < 4; k++) {
+		uint8_t got[PG_VNET_LEN];
+
+		assert_memory_equal(pkts[k], orig[k], plen[k]);
+		sitd_gro_seg_vnet(&g, k, got);
+		if (k == 0)
+			memset(vh, 0, sizeof(vh));
+		else
+			pg_vnet(vh, PG_VNET_F_NEEDS_CSUM, PG_GSO_NONE, 0, 0, (uint16_t)l4, 16);
+		assert_memory_equal(got, vh, PG_VNET_LEN);
+	}
 }
 
 /*
