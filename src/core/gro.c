@@ -238,6 +238,16 @@ static bool gro_fits(const struct sitd_gro *g, const struct sitd_gro_item *it,
 	return true;
 }
 
+/* Item it (the next one) is batch packet idx alone, its vnet header already written. */
+static void alone(struct sitd_gro *g, struct sitd_gro_item *it, uint8_t idx)
+{
+	g->nitem++;
+	it->idx[0] = idx;
+	it->nseg = 1;
+	it->candidate = false;
+	it->closed = it->kernel = true;
+}
+
 bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t gso_type, uint16_t gso_size)
 {
 	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM };
@@ -276,14 +286,11 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 		vh.gso_size = gso_size;
 		vh.hdr_len = (uint16_t)(ii.l3len + l4hdr);
 	}
-	it = &g->item[g->nitem++];
+	it = &g->item[g->nitem];
 	g->pkt[g->npkt].p = p;
 	g->pkt[g->npkt].len = len;
 	g->pkt[g->npkt].csum_start = 0;
-	it->idx[0] = (uint8_t)g->npkt++;
-	it->nseg = 1;
-	it->candidate = false;
-	it->closed = it->kernel = true;
+	alone(g, it, (uint8_t)g->npkt++);
 	it->version = (uint8_t)ii.version;
 	it->l3len = (uint16_t)ii.l3len;
 	it->hdrlen = (uint16_t)(ii.l3len + l4hdr);
@@ -314,11 +321,7 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 			STAT_DROP(g->stats, rx_gro_udp);
 			return true;
 		}
-		g->nitem++;
-		it->idx[0] = idx;
-		it->nseg = 1;
-		it->candidate = false;
-		it->closed = it->kernel = true;
+		alone(g, it, idx);
 		return true;
 	}
 	tcp = tcp_facts(p, len, &f);
@@ -334,11 +337,7 @@ bool sitd_gro_add(struct sitd_gro *g, uint8_t *p, uint32_t len)
 		n.candidate = one && g->enabled && gro_candidate(g, &n, p, len, &f);
 		if (!n.candidate) {
 			partial_alone(g, it, p, len, &f);
-			g->nitem++;
-			it->idx[0] = idx;
-			it->nseg = 1;
-			it->candidate = false;
-			it->closed = it->kernel = true;
+			alone(g, it, idx);
 			return true;
 		}
 	} else {
