@@ -65,6 +65,12 @@ uint32_t csum_pseudo6(const uint8_t *src, const uint8_t *dst, uint8_t proto, uin
 	return csum_partial(tail, sizeof(tail), s);
 }
 
+uint32_t csum_pseudo_ip(const uint8_t *ip, uint8_t proto, uint32_t len)
+{
+	return ip[0] >> 4 == 4 ? csum_pseudo4(ip + IP4_SRC, ip + IP4_DST, proto, len)
+			       : csum_pseudo6(ip + IP6_SRC, ip + IP6_DST, proto, len);
+}
+
 void ip4_hdr_csum_set(uint8_t *iph, unsigned hlen)
 {
 	iph[IP4_CSUM] = 0;

@@ -67,6 +67,8 @@ static inline void csum_store_udp(uint8_t *field, uint32_t sum)
 /* Pseudo-header sums (RFC 9293 3.1, RFC 8200 8.1); addresses point into headers. */
 uint32_t csum_pseudo4(const uint8_t *src, const uint8_t *dst, uint8_t proto, uint32_t len);
 uint32_t csum_pseudo6(const uint8_t *src, const uint8_t *dst, uint8_t proto, uint32_t len);
+/* The same for the IPv4 or IPv6 header at ip, by its version. */
+uint32_t csum_pseudo_ip(const uint8_t *ip, uint8_t proto, uint32_t len);
 
 /*
  * RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'): update the checksum field at `check` for one

@@ -34,16 +34,15 @@ static bool tcp_facts(const uint8_t *p, uint32_t len, struct tcp_facts *f)
 		    (rd16(p + IP4_FRAG) & (IP4_MF | IP4_OFFMASK)))
 			return false;
 		f->l3len = IPV4_HDR_LEN;
-		f->psum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_TCP, len - IPV4_HDR_LEN);
 	} else if (ip_version(p) == 6) {
 		if (p[IP6_NXT] != IPPROTO_TCP || len < IPV6_HDR_LEN + TCP_HDR_LEN)
 			return false;
 		f->l3len = IPV6_HDR_LEN;
-		f->psum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_TCP, len - IPV6_HDR_LEN);
 	} else {
 		return false;
 	}
 	f->version = ip_version(p);
+	f->psum = csum_pseudo_ip(p, IPPROTO_TCP, len - f->l3len);
 	f->thlen = (p[f->l3len + TCP_OFF] >> 4) * 4u;
 	f->partial = csum_ld16(p + f->l3len + TCP_CSUM) == csum_fold(f->psum);
 	return f->thlen >= TCP_HDR_LEN && f->l3len + f->thlen <= len;
@@ -80,12 +79,16 @@ static bool gro_candidate(struct sitd_gro *g, struct sitd_gro_item *it, const ui
 	return true;
 }
 
+/* The tunnel's MTU; not known: IPv6's minimum. */
+static unsigned tunnel_mtu(const struct sitd_gro *g)
+{
+	return g->mtu ? g->mtu : IPV6_MIN_MTU;
+}
+
 /* The payload of one segment of the tunnel's MTU after these headers; 0: none fits. */
 static unsigned tunnel_seg(const struct sitd_gro *g, unsigned hdrlen)
 {
-	unsigned mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
-
-	return mtu > hdrlen ? mtu - hdrlen : 0;
+	return tunnel_mtu(g) > hdrlen ? tunnel_mtu(g) - hdrlen : 0;
 }
 
 /*
@@ -134,7 +137,6 @@ static int udp_partial(const struct sitd_gro *g, struct sitd_gro_item *it, const
 		       uint32_t len, bool *keep)
 {
 	struct sitd_vnet_hdr vh = { .flags = VNET_F_NEEDS_CSUM, .csum_offset = 6 };
-	unsigned mtu = g->mtu ? g->mtu : IPV6_MIN_MTU;
 	struct sitd_ipinfo ii;
 	uint32_t l4, sum;
 
@@ -145,14 +147,11 @@ static int udp_partial(const struct sitd_gro *g, struct sitd_gro_item *it, const
 	l4 = len - ii.l3len;
 	if (l4 < UDP_HDR_LEN || !csum_ld16(p + ii.l3len + 6))
 		return 0;
-	if (ii.version == 4)
-		sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_UDP, l4);
-	else
-		sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_UDP, l4);
+	sum = csum_pseudo_ip(p, IPPROTO_UDP, l4);
 	if (csum_ld16(p + ii.l3len + 6) != csum_fold(sum) ||
 	    csum_fold(csum_partial(p + ii.l3len, l4, sum)) == 0xffff)
 		return 0;
-	*keep = len <= mtu;
+	*keep = len <= tunnel_mtu(g);
 	if (!*keep)
 		return 1;
 	it->version = (uint8_t)ii.version;
@@ -255,7 +254,6 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 	struct sitd_gro_item *it;
 	struct sitd_ipinfo ii;
 	unsigned l4hdr;
-	uint32_t sum;
 	uint8_t *l4;
 
 	if (!gso_size)
@@ -273,11 +271,7 @@ bool sitd_gro_add_merged(struct sitd_gro *g, uint8_t *p, uint32_t len, uint8_t g
 		return sitd_gro_add(g, p, len);
 	if (ii.l4proto == IPPROTO_UDP && !csum_ld16(l4 + 6)) {
 		/* Without a UDP checksum (IPv4): the segments get one, from the pseudo-header. */
-		if (ii.version == 4)
-			sum = csum_pseudo4(p + IP4_SRC, p + IP4_DST, IPPROTO_UDP, len - ii.l3len);
-		else
-			sum = csum_pseudo6(p + IP6_SRC, p + IP6_DST, IPPROTO_UDP, len - ii.l3len);
-		csum_st16(l4 + 6, csum_fold(sum));
+		csum_st16(l4 + 6, csum_fold(csum_pseudo_ip(p, IPPROTO_UDP, len - ii.l3len)));
 	}
 	vh.csum_start = (uint16_t)ii.l3len;
 	vh.csum_offset = ii.l4proto == IPPROTO_TCP ? TCP_CSUM : 6;

@@ -247,6 +247,21 @@ static void test_csum_pseudo(void **state)
 	}
 }
 
+/* csum_pseudo_ip picks the pseudo-header by the version of the header it is given. */
+static void test_csum_pseudo_ip(void **state)
+{
+	uint8_t h4[20] = { 0x45 }, h6[40] = { 0x60 };
+
+	(void)state;
+	for (int k = 0; k < 8; k++)
+		h4[12 + k] = (uint8_t)(0x11 * (k + 1));
+	for (int k = 0; k < 32; k++)
+		h6[8 + k] = (uint8_t)(0x07 * (k + 3));
+	assert_int_equal(be(csum_pseudo_ip(h4, 6, 1480)),
+			 pg_fold(pg_pseudo4(pg_get32(h4 + 12), pg_get32(h4 + 16), 6, 1480)));
+	assert_int_equal(be(csum_pseudo_ip(h6, 17, 70000)), pg_fold(pg_pseudo6(h6 + 8, h6 + 24, 17, 70000)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_csum_replace16_vs_recompute),
 		cmocka_unit_test(test_csum_store),
 		cmocka_unit_test(test_csum_pseudo),
+		cmocka_unit_test(test_csum_pseudo_ip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
