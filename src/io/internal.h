@@ -58,7 +58,6 @@ struct outer {
 	 * local addresses (bpf.h), the block to read next, and those addresses. */
 	int ring_fd;
 	uint8_t *ring;
-	bool ring_vnet;			/* PACKET_VNET_HDR: a merged packet's segment size */
 	unsigned ring_next;
 	uint32_t *ring_locals;		/* control thread */
 	unsigned ring_nlocals;

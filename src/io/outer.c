@@ -38,7 +38,7 @@ static void ring_open(struct sitd_daemon *d, struct outer *o, const struct sitd_
 	char what[32];
 
 	o->ring_fd = ps_packet_open();
-	if (o->ring_fd >= 0 && ring_setup(o->ring_fd, &o->ring, &o->ring_vnet) == 0 &&
+	if (o->ring_fd >= 0 && ring_setup(o->ring_fd, &o->ring) == 0 &&
 	    ep_add(d->w[o->worker]->ep, o->ring_fd, EPOLLIN, o, EV_RING) == 0)
 		return;
 	log_warn("%s: no AF_PACKET ring for %s; receiving through the raw socket", c->name,

@@ -274,10 +274,9 @@ void rx_ring(struct worker *w, struct outer *o)
 				STAT_DROP(&w->stats, rx_truncated);
 			} else {
 				/* PACKET_VNET_HDR: the kernel's virtio_net_hdr is right before the frame. */
-				if (o->ring_vnet)
-					vnet_hdr_read(&vh, h + th->tp_mac - VNET_HDR_LEN);
+				vnet_hdr_read(&vh, h + th->tp_mac - VNET_HDR_LEN);
 				t = rx_ip(w, tab, h + th->tp_net, th->tp_snaplen - skip, (uint32_t)sll->sll_ifindex,
-					  o->ring_vnet ? &vh : NULL);
+					  &vh);
 				if (t)
 					STAT_INC(t->rx_stats.rx_ring);
 			}

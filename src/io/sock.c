@@ -71,8 +71,9 @@ int packet_open(void)
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), on = 1, err;
 
 	/*
-	 * Protocol 0: it receives nothing.  Bypassing the qdisc is the point (packet(7)); a
-	 * virtio_net_hdr before each frame lets the device finish inner checksums.
+	 * Protocol 0: it receives nothing.  Bypassing the qdisc is the point (packet(7)).  A
+	 * virtio_net_hdr before each frame lets the device finish inner checksums; on a ring
+	 * (-R ring) it gives a merged packet's segment size (virtio_net_hdr_from_skb).
 	 */
 	if (fd >= 0 && (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &on, sizeof(on)) < 0 ||
 			setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) < 0)) {
@@ -93,10 +94,10 @@ int sock_filter_set(int fd, struct sock_filter *f, unsigned n)
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-int ring_setup(int fd, uint8_t **map, bool *vnet)
+int ring_setup(int fd, uint8_t **map)
 {
 	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
-	int v = TPACKET_V3, on = 1;
+	int v = TPACKET_V3;
 	/* Blocks hand over when full or after the timeout: a 64 KB packet merged by the
 	 * device's GRO fits in one. */
 	struct tpacket_req3 req = { .tp_block_size = RING_BLOCK, .tp_block_nr = RING_BLOCKS,
@@ -107,8 +108,6 @@ int ring_setup(int fd, uint8_t **map, bool *vnet)
 
 	if (sock_filter_set(fd, &none, 1) < 0)
 		return -1;
-	/* Merged packets then come with the kernel's segment size (virtio_net_hdr_from_skb). */
-	*vnet = setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) == 0;
 	if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
 		return -1;

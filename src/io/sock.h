@@ -23,10 +23,10 @@ int packet_open(void);
  * -R ring: make fd (from packet_open) a TPACKET_V3 receive ring of IPv4 packets from
  * every device, mapped at *map (RING_BLOCKS blocks of RING_BLOCK bytes), taking nothing
  * until a filter is attached (ring_filter), each packet after the kernel's virtio_net_hdr
- * when *vnet comes back true (PACKET_VNET_HDR).  -1 with errno.
+ * (packet_open set PACKET_VNET_HDR).  -1 with errno.
  */
 enum { RING_BLOCK = 256 << 10, RING_BLOCKS = 16, RING_TIMEOUT_MS = 1 };
-int ring_setup(int fd, uint8_t **map, bool *vnet);
+int ring_setup(int fd, uint8_t **map);
 
 /* Attach a classic BPF program (bpf.h) to fd, replacing the one it had. */
 struct sock_filter;
