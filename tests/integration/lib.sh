@@ -13,7 +13,9 @@
 #
 # Only documentation addresses; nothing is added to the host's own namespace, and
 # cleanup (on any exit) kills the daemons and deletes the namespaces, which deletes
-# the veth pair and the TUN devices with them.
+# the veth pair and the TUN devices with them.  Logs go to $LOGDIR (a new directory in
+# /tmp unless given), removed when the script succeeds; after a failure the logs stay,
+# the data files do not (SITD_KEEP_LOGS=1 keeps them either way).
 
 set -u
 
@@ -30,7 +32,10 @@ A6=2001:db8:1::1
 B6=2001:db8:1::2
 A4IN=198.51.100.1
 B4IN=198.51.100.2
-LOGDIR=${LOGDIR:-$(mktemp -d /tmp/sitd-test.XXXXXX)}
+if [ -z "${LOGDIR:-}" ]; then
+	LOGDIR=$(mktemp -d /tmp/sitd-test.XXXXXX) || exit 1
+	LOGDIR_OURS=1
+fi
 SITD_PIDS=()
 declare -A SITD_LOG
 PASSED=0
@@ -98,6 +103,8 @@ stop_daemons() {
 EXTRA_NS=()
 
 cleanup() {
+	local rc=$?	# the script's exit status: the trap runs first thing
+
 	stop_daemons
 	# iperf3 servers, tshark, and anything else left in our namespaces.
 	for ns in "$NS_A" "$NS_B" "$NS_R" "${EXTRA_NS[@]}"; do
@@ -106,6 +113,13 @@ cleanup() {
 			ip netns del "$ns" 2>/dev/null
 		fi
 	done
+	[ -n "${SITD_KEEP_LOGS:-}" ] && return
+	rm -f "$LOGDIR/data.bin"	# up to 200 MB a script
+	if [ "$rc" = 0 ] && [ -n "${LOGDIR_OURS:-}" ]; then
+		rm -rf "$LOGDIR"
+	elif [ "$rc" != 0 ]; then
+		echo "# logs kept in $LOGDIR" >&2
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
