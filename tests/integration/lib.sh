@@ -103,8 +103,6 @@ stop_daemons() {
 EXTRA_NS=()
 
 cleanup() {
-	local rc=$?	# the script's exit status: the trap runs first thing
-
 	stop_daemons
 	# iperf3 servers, tshark, and anything else left in our namespaces.
 	for ns in "$NS_A" "$NS_B" "$NS_R" "${EXTRA_NS[@]}"; do
@@ -113,6 +111,13 @@ cleanup() {
 			ip netns del "$ns" 2>/dev/null
 		fi
 	done
+}
+
+# At exit (first in the trap, so $? is the script's status): cleanup, then the logs.
+on_exit() {
+	local rc=$?
+
+	cleanup
 	[ -n "${SITD_KEEP_LOGS:-}" ] && return
 	rm -f "$LOGDIR/data.bin"	# up to 200 MB a script
 	if [ "$rc" = 0 ] && [ -n "${LOGDIR_OURS:-}" ]; then
@@ -121,7 +126,7 @@ cleanup() {
 		echo "# logs kept in $LOGDIR" >&2
 	fi
 }
-trap cleanup EXIT
+trap on_exit EXIT
 trap 'exit 130' INT TERM
 
 # Two namespaces joined by a veth pair with MTU $1 (default 1500).

@@ -40,7 +40,7 @@ cleanup_dirs() {
 	for d in "${DIRS[@]}"; do rm -rf "$d"; done
 }
 DIRS=()
-trap 'cleanup; cleanup_dirs' EXIT
+trap 'on_exit; cleanup_dirs' EXIT
 
 make_data 4
 for round in 1 2 3; do
