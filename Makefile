@@ -17,7 +17,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prot
 	-Wmissing-prototypes -Wmissing-declarations -Wold-style-definition -Wformat=2 \
 	-Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough -Wswitch-enum -Wdate-time
 CSTD := -std=gnu11
-CPPFLAGS += -D_GNU_SOURCE -DSITD_VERSION='"$(VERSION)"' -Isrc -Isrc/core -Isrc/io
+CPPFLAGS += -D_GNU_SOURCE -DSITD_VERSION='"$(VERSION)"' -Isrc -Isrc/core -Isrc/proto -Isrc/os -Isrc/priv -Isrc/daemon -Isrc/cmd
 CFLAGS ?= -O2 -g
 # One version, debian/changelog's: `sitd --version` and the package agree.
 VERSION ?= $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
@@ -27,8 +27,8 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 Q := $(if $(V),,@)
 say = $(if $(V),,@printf '  %-6s %s\n' $(1) $(2);)
 
-CORE_SRCS := $(wildcard src/core/*.c) src/cli.c src/config.c src/show.c src/request.c src/privmsg.c
-APP_SRCS := $(wildcard src/io/*.c) src/main.c src/server.c src/client.c
+CORE_SRCS := $(wildcard src/core/*.c src/proto/*.c)
+APP_SRCS := $(wildcard src/os/*.c src/priv/*.c src/daemon/*.c src/cmd/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
@@ -51,7 +51,7 @@ $(O)/%.o: %.c
 	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 # The version is debian/changelog's: a new entry rebuilds what prints it.
-$(O)/src/main.o $(O)/asan/src/main.o: debian/changelog
+$(O)/src/cmd/main.o $(O)/asan/src/cmd/main.o: debian/changelog
 
 $(O)/asan/%.o: %.c
 	@mkdir -p $(@D)

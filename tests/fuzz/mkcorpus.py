@@ -696,7 +696,7 @@ def config_seeds():
 
 def privreq(typ, flag=0, proto=0, port=0, pmtudisc=0, ifindex=0, local=0, mtu=0, name=b"",
             family=0, plen=0, addr=b"", via=b"", metric=0, table=0, token=b""):
-    """struct priv_req (src/privmsg.h), little-endian as on x86_64 and arm64."""
+    """struct priv_req (src/proto/privmsg.h), little-endian as on x86_64 and arm64."""
     route = struct.pack("<BB16s16s2xII", family, plen, addr, via, metric, table)
     return struct.pack("<HBBHBBIII16s", typ, flag, proto, port, pmtudisc, 0, ifindex, local,
                        mtu, name) + route + struct.pack("16s", token)

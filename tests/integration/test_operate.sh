@@ -100,7 +100,7 @@ out=$(ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/never.sock" -c "$LOGDIR/a.conf" 
 check "a bad file at start: no tunnel starts, clear error: $out" grep -q "a.conf:3: invalid \"ttl\"" <<<"$out"
 check "... and sit3 was never created" bash -c "! ip -n $NS_A link show sit3 >/dev/null 2>&1"
 
-# Least privilege of the running daemon: two processes (src/io/privsep.h).
+# Least privilege of the running daemon: two processes (src/priv/privsep.h).
 want_uid=$(id -u sitd 2>/dev/null || echo 65534)
 pp=$(packet_pid "$PID_A")
 check "two processes: the monitor ($PID_A) and the packet process ($pp)" test -n "$pp"
