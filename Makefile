@@ -17,7 +17,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prot
 	-Wmissing-prototypes -Wmissing-declarations -Wold-style-definition -Wformat=2 \
 	-Wundef -Wwrite-strings -Wvla -Wimplicit-fallthrough -Wswitch-enum -Wdate-time
 CSTD := -std=gnu11
-CPPFLAGS += -D_GNU_SOURCE -DSITD_VERSION='"$(VERSION)"' -Isrc -Isrc/core -Isrc/proto -Isrc/os -Isrc/priv -Isrc/daemon -Isrc/cmd
+CPPFLAGS += -D_GNU_SOURCE -DSITD_VERSION='"$(VERSION)"' -Isrc
 CFLAGS ?= -O2 -g
 # One version, debian/changelog's: `sitd --version` and the package agree.
 VERSION ?= $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
@@ -27,8 +27,12 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 Q := $(if $(V),,@)
 say = $(if $(V),,@printf '  %-6s %s\n' $(1) $(2);)
 
-CORE_SRCS := $(wildcard src/core/*.c src/proto/*.c)
-APP_SRCS := $(wildcard src/os/*.c src/priv/*.c src/daemon/*.c src/cmd/*.c)
+# The layers and which are pure: src/LAYERS, the one list (scripts/lint.sh reads it too).
+# The pure ones are what the unit tests and fuzzers link.
+LAYERS := $(shell awk '!/^\#/ && NF { print $$1 }' src/LAYERS)
+PURE := $(shell awk '!/^\#/ && $$2 == "pure" { print $$1 }' src/LAYERS)
+CORE_SRCS := $(foreach l,$(PURE),$(wildcard src/$(l)/*.c))
+APP_SRCS := $(foreach l,$(filter-out $(PURE),$(LAYERS)),$(wildcard src/$(l)/*.c))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
@@ -39,7 +43,7 @@ ASAN_CORE_OBJS := $(CORE_SRCS:%.c=$(O)/asan/%.o)
 ASAN_UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/asan/unit/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
-.PHONY: all install bench-tools integration-plain integration-asan unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint-core
+.PHONY: all install bench-tools integration-plain integration-asan unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint
 all: $(O)/sitd
 bench-tools: $(O)/blast $(O)/sitd
 
@@ -105,11 +109,12 @@ $(O)/xskblast: bench/xskblast.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lxdp -lbpf
 
-# The core may not do I/O, print, exit or allocate (doc/architecture.md).
-lint-core:
-	$(Q)CC=$(CC) scripts/lint-core.sh
+# Includes run down the layers, and the pure ones do no I/O, print, exit or allocate
+# (src/LAYERS, doc/architecture.md).
+lint:
+	$(Q)CC=$(CC) scripts/lint.sh
 
-check: lint-core unit unit-asan fuzz integration
+check: lint unit unit-asan fuzz integration
 
 PREFIX ?= /usr/local
 install: $(O)/sitd

@@ -4,7 +4,7 @@
  * words are checked with the daemon's own parser (request.c) before anything is sent.
  * Without -S, every daemon of this network namespace is asked, in its directory (ctl.h).
  */
-#include "client.h"
+#include "cmd/client.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "ctl.h"
-#include "request.h"
+#include "os/ctl.h"
+#include "proto/request.h"
 
 enum { REQUEST_MAX = 256, ANSWER_MS = 10000 };
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "client.h"
-#include "server.h"
+#include "proto/cli.h"
+#include "cmd/client.h"
+#include "cmd/server.h"
 
 #ifndef SITD_VERSION
 #define SITD_VERSION "unknown"

@@ -7,7 +7,7 @@
  * (path MTU refresh, ISATAP's router solicitations), and control clients.  Clients are served without blocking: each has a total deadline and
  * the number at once is capped, so one that dribbles or never reads holds up nobody.
  */
-#include "server.h"
+#include "cmd/server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,16 +30,16 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "config.h"
-#include "ctl.h"
-#include "daemon.h"
-#include "log.h"
-#include "priv.h"
-#include "privmsg.h"
-#include "privsep.h"
-#include "request.h"
-#include "show.h"
+#include "proto/cli.h"
+#include "proto/config.h"
+#include "os/ctl.h"
+#include "daemon/daemon.h"
+#include "os/log.h"
+#include "priv/priv.h"
+#include "proto/privmsg.h"
+#include "priv/privsep.h"
+#include "proto/request.h"
+#include "proto/show.h"
 
 enum {
 	CONFIG_MAX = 16 << 20,

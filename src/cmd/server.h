@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "conf.h"
+#include "core/conf.h"
 
 struct server_opts {
 	const char *config;		/* -c FILE, or NULL: the tunnel is `cli` */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "bpf.h"
+#include "core/bpf.h"
 
 #include <linux/if_packet.h>
 
-#include "wire.h"
+#include "core/wire.h"
 
 #define STMT(code, k) ((struct sock_filter){ (uint16_t)(code), 0, 0, (uint32_t)(k) })
 #define JUMP(code, k, jt, jf) ((struct sock_filter){ (uint16_t)(code), (jt), (jf), (uint32_t)(k) })

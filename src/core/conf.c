@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "conf.h"
+#include "core/conf.h"
 
-#include "wire.h"
+#include "core/wire.h"
 
 unsigned sitd_mtu_min(enum sitd_mode m)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "csum.h"
+#include "core/csum.h"
 
-#include "wire.h"
+#include "core/wire.h"
 
 /*
  * 32-bit words go into a 64-bit accumulator, so carries pile up in the upper half and

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "wire.h"
+#include "core/wire.h"
 
 /*
  * Outer TOS on encapsulation (RFC 6040 4.1): DSCP from `outer_tos`, ECN copied from the

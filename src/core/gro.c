@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "gro.h"
+#include "core/gro.h"
 
 #include <string.h>
 
-#include "csum.h"
-#include "inet.h"
+#include "core/csum.h"
+#include "core/inet.h"
 
 void sitd_gro_init(struct sitd_gro *g, bool enabled, struct sitd_stats *stats)
 {

@@ -36,8 +36,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "stats.h"
-#include "wire.h"
+#include "core/stats.h"
+#include "core/wire.h"
 
 enum {
 	GRO_BATCH = 64,		/* packets per batch, and so items at most */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "icmp.h"
+#include "core/icmp.h"
 
 #include <string.h>
 
-#include "csum.h"
-#include "inet.h"
-#include "wire.h"
+#include "core/csum.h"
+#include "core/inet.h"
+#include "core/wire.h"
 
 static size_t icmp6_error(uint8_t *out, size_t cap, uint8_t type, uint8_t code, uint32_t info,
 			  const uint8_t *src, const uint8_t *pkt, size_t len, bool partial)

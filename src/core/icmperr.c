@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#include "icmperr.h"
+#include "core/icmperr.h"
 
-#include "icmp.h"
-#include "wire.h"
+#include "core/icmp.h"
+#include "core/wire.h"
 
 enum {
 	ICMP4_SR_FAILED = 5,		/* code of DEST_UNREACH */

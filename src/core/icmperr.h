@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "core/conf.h"
 
 enum sitd_err_action {
 	ERR_IGNORE,	/* a type the tunnel does not act on (redirect, parameter problem, ...) */

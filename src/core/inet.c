@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "inet.h"
+#include "core/inet.h"
 
-#include "wire.h"
+#include "core/wire.h"
 
 enum { IP6_EXT_MAX = 8 };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "pmtu.h"
+#include "core/pmtu.h"
 
-#include "wire.h"
+#include "core/wire.h"
 
 struct sitd_pmtu sitd_pmtu_decide(bool pmtudisc, uint32_t path_mtu, uint32_t encap_len,
 				  unsigned inner_version, bool inner_df, uint32_t unit_len)

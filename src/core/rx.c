@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "rx.h"
+#include "core/rx.h"
 
-#include "csum.h"
-#include "ecn.h"
-#include "inet.h"
-#include "wire.h"
+#include "core/csum.h"
+#include "core/ecn.h"
+#include "core/inet.h"
+#include "core/wire.h"
 
 void sitd_rx_init(struct sitd_rx *rx, const struct sitd_conf *conf, struct sitd_stats *stats)
 {

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "conf.h"
-#include "stats.h"
+#include "core/conf.h"
+#include "core/stats.h"
 
 struct sitd_rx {
 	enum sitd_mode mode;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "sixrd.h"
+#include "core/sixrd.h"
 
-#include "csum.h"
+#include "core/csum.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,7 +13,7 @@
 
 #include <arpa/inet.h>
 
-#include "wire.h"
+#include "core/wire.h"
 
 /* ---- 6rd parameters ---- */
 

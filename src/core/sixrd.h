@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "core/conf.h"
 
 /* ---- 6rd / 6to4 parameters (the kernel's struct ip_tunnel_6rd) ---- */
 

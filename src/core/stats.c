@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "stats.h"
+#include "core/stats.h"
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "table.h"
+#include "core/table.h"
 
 #include <stdbool.h>
 

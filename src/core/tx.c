@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-#include "tx.h"
+#include "core/tx.h"
 
 #include <string.h>
 
-#include "csum.h"
-#include "ecn.h"
-#include "icmp.h"
-#include "inet.h"
-#include "pmtu.h"
-#include "sixrd.h"
+#include "core/csum.h"
+#include "core/ecn.h"
+#include "core/icmp.h"
+#include "core/inet.h"
+#include "core/pmtu.h"
+#include "core/sixrd.h"
 
 /* The kernel's global ICMP budget: net.ipv4.icmp_msgs_per_sec 1000, burst 50. */
 enum { ICMP_RATE = 1000, ICMP_BURST = 50 };

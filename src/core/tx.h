@@ -24,11 +24,11 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "conf.h"
-#include "icmperr.h"
-#include "ratelimit.h"
-#include "stats.h"
-#include "wire.h"
+#include "core/conf.h"
+#include "core/icmperr.h"
+#include "core/ratelimit.h"
+#include "core/stats.h"
+#include "core/wire.h"
 
 struct sitd_addrs6;	/* icmp.h */
 struct sitd_host6;	/* icmp.h */

@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conf.h"
-#include "stats.h"
+#include "core/conf.h"
+#include "core/stats.h"
 
 struct sitd_daemon;
 struct tunnel;

@@ -15,17 +15,17 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "daemon.h"
-#include "gro.h"
-#include "icmp.h"
-#include "icmperr.h"
-#include "ratelimit.h"
-#include "rx.h"
-#include "pmtu.h"
-#include "sixrd.h"
-#include "table.h"
-#include "tx.h"
-#include "wire.h"
+#include "daemon/daemon.h"
+#include "core/gro.h"
+#include "core/icmp.h"
+#include "core/icmperr.h"
+#include "core/ratelimit.h"
+#include "core/rx.h"
+#include "core/pmtu.h"
+#include "core/sixrd.h"
+#include "core/table.h"
+#include "core/tx.h"
+#include "core/wire.h"
 
 enum {
 	/* The largest IPv6 packet (40 + 65535) with its virtio_net_hdr, and a byte more: a

@@ -14,11 +14,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bpf.h"
-#include "internal.h"
-#include "log.h"
-#include "privsep.h"
-#include "sock.h"
+#include "core/bpf.h"
+#include "daemon/internal.h"
+#include "os/log.h"
+#include "priv/privsep.h"
+#include "os/sock.h"
 
 static const char *outer_name(const struct outer *o, char *buf, size_t len)
 {

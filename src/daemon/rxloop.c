@@ -18,10 +18,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "log.h"
-#include "sixrd.h"
-#include "sock.h"
+#include "daemon/internal.h"
+#include "os/log.h"
+#include "core/sixrd.h"
+#include "os/sock.h"
 
 #ifndef UDP_GRO
 #define UDP_GRO 104

@@ -24,13 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "internal.h"
-#include "log.h"
-#include "nl.h"
-#include "privsep.h"
-#include "sock.h"
-#include "tun.h"
+#include "proto/cli.h"
+#include "daemon/internal.h"
+#include "os/log.h"
+#include "os/nl.h"
+#include "priv/privsep.h"
+#include "os/sock.h"
+#include "os/tun.h"
 
 static const struct nl_handlers nl_handlers;
 

@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "log.h"
+#include "daemon/internal.h"
+#include "os/log.h"
 
 /* IP_PKTINFO in an outgoing message: the device a bound tunnel sends through, its source. */
 static size_t put_pktinfo(struct cmsghdr *c, const struct tunnel *t)

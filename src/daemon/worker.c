@@ -11,10 +11,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "log.h"
-#include "privsep.h"
-#include "sock.h"
+#include "daemon/internal.h"
+#include "os/log.h"
+#include "priv/privsep.h"
+#include "os/sock.h"
 
 enum { EVENTS = 64, IDLE_MS = 1000 };
 

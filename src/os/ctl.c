@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "ctl.h"
+#include "os/ctl.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "log.h"
+#include "os/log.h"
 
 #include <errno.h>
 #include <stdarg.h>

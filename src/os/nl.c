@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "nl.h"
+#include "os/nl.h"
 
 #include <errno.h>
 #include <libmnl/libmnl.h>

@@ -11,7 +11,7 @@ struct mnl_socket;
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "core/conf.h"
 
 /* A socket subscribed to RTMGRP_LINK and RTMGRP_IPV6_IFADDR, non-blocking; NULL on failure. */
 struct mnl_socket *nl_link_open(void);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sock.h"
+#include "os/sock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "core/wire.h"
 
 enum { SOCK_BUF = 4 << 20 };
 

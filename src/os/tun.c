@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "tun.h"
+#include "os/tun.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "core/wire.h"
 
 int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 {

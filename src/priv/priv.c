@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "priv.h"
+#include "priv/priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "os/log.h"
 
 /* The sanitizers' runtimes make calls of their own (LeakSanitizer stops the world with ptrace). */
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "privsep.h"
+#include "priv/privsep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "nl.h"
-#include "priv.h"
-#include "privmsg.h"
-#include "sock.h"
-#include "tun.h"
+#include "os/log.h"
+#include "os/nl.h"
+#include "priv/priv.h"
+#include "proto/privmsg.h"
+#include "os/sock.h"
+#include "os/tun.h"
 
 static int chan = -1;			/* the child's end */
 

@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
-#include "ctl.h"
+#include "core/conf.h"
+#include "os/ctl.h"
 
 /*
  * The tunnels the monitor may open devices for: those of the configuration it read

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli.h"
-#include "sixrd.h"
+#include "proto/cli.h"
+#include "core/sixrd.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "show.h"
-#include "wire.h"
+#include "proto/show.h"
+#include "core/wire.h"
 
 void sitd_conf_defaults(struct sitd_conf *c)
 {

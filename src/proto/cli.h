@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "conf.h"
+#include "core/conf.h"
 
 /* Defaults as `ip tunnel add` has them: ttl inherit, tos 0, pmtudisc. */
 void sitd_conf_defaults(struct sitd_conf *c);

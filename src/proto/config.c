@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
+#include "proto/config.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "proto/cli.h"
 
 /*
  * Room for the longest stanza sitd accepts with room to spare: every setting, 16 PRL

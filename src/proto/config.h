@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conf.h"
+#include "core/conf.h"
 
 /*
  * Parse `text` into at most `cap` tunnels.  Returns how many, or -1 with "LINE: message"

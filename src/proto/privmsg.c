@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "privmsg.h"
+#include "proto/privmsg.h"
 
 #include <string.h>
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "core/conf.h"
 
 enum priv_type {
 	PRIV_TUN_OPEN = 1,	/* name, flag = TSO wanted -> fd, offloads, existed */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "request.h"
+#include "proto/request.h"
 
 #include <arpa/inet.h>
 #include <stdint.h>

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conf.h"
-#include "sixrd.h"
+#include "core/conf.h"
+#include "core/sixrd.h"
 
 enum sitd_req { SITD_REQ_SHOW, SITD_REQ_STATUS, SITD_REQ_RELOAD, SITD_REQ_SANDBOX, SITD_REQ_6RD,
 	       SITD_REQ_PRL };

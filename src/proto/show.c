@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#include "show.h"
+#include "proto/show.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "wire.h"
+#include "core/wire.h"
 
 struct pr {
 	char *buf;

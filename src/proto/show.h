@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
-#include "stats.h"
+#include "core/conf.h"
+#include "core/stats.h"
 
 struct sitd_show_tunnel {
 	const struct sitd_conf *conf;

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats.h"
-#include "wire.h"
+#include "core/stats.h"
+#include "core/wire.h"
 
 #define CHECK(c)                         \
 	do {                             \

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "conf.h"
-#include "wire.h"
+#include "proto/cli.h"
+#include "core/conf.h"
+#include "core/wire.h"
 #include "fuzz.h"
 
 enum { MAX_ARGS = 64, ERR_LEN = 512, FMT_LEN = 512 };

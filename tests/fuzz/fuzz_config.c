@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "conf.h"
-#include "config.h"
-#include "show.h"
-#include "stats.h"
+#include "proto/cli.h"
+#include "core/conf.h"
+#include "proto/config.h"
+#include "proto/show.h"
+#include "core/stats.h"
 
 /* The cap the fuzzer passes; the daemon sizes its array with sitd_config_count. */
 enum { SITD_MAX_TUNNELS = 64 };

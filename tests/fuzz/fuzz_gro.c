@@ -57,10 +57,10 @@
 #include <string.h>
 
 #include "../unit/pktgen.h"
-#include "gro.h"
-#include "inet.h"
-#include "stats.h"
-#include "wire.h"
+#include "core/gro.h"
+#include "core/inet.h"
+#include "core/stats.h"
+#include "core/wire.h"
 #include "fuzz.h"
 
 enum { MAXPKT = GRO_BATCH + 1, KEY_LEN = 1 + 32 + 4, PKT_MAX = 65535, MTU = 1480 };

@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "csum.h"
-#include "icmp.h"
-#include "icmperr.h"
-#include "inet.h"
-#include "wire.h"
+#include "core/conf.h"
+#include "core/csum.h"
+#include "core/icmp.h"
+#include "core/icmperr.h"
+#include "core/inet.h"
+#include "core/wire.h"
 #include "fuzz.h"
 
 enum {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "privmsg.h"
+#include "proto/privmsg.h"
 
 static bool all_zero(const void *p, size_t n)
 {

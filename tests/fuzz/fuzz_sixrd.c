@@ -24,8 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sixrd.h"
-#include "wire.h"
+#include "core/sixrd.h"
+#include "core/wire.h"
 #include "fuzz.h"
 
 enum { MAX_ARGS = 32, ERR_LEN = 256, BIN_LEN = 43 + 16 * 3 + 4 * 2 + 1 };

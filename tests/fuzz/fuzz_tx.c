@@ -49,12 +49,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "csum.h"
-#include "inet.h"
-#include "stats.h"
-#include "tx.h"
-#include "wire.h"
+#include "core/conf.h"
+#include "core/csum.h"
+#include "core/inet.h"
+#include "core/stats.h"
+#include "core/tx.h"
+#include "core/wire.h"
 #include "fuzz.h"
 
 enum {

@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "csum.h"
-#include "inet.h"
-#include "rx.h"
-#include "stats.h"
-#include "wire.h"
+#include "core/conf.h"
+#include "core/csum.h"
+#include "core/inet.h"
+#include "core/rx.h"
+#include "core/stats.h"
+#include "core/wire.h"
 #include "fuzz.h"
 
 enum { CFG_LEN = 10 };

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "pktgen.h"
-#include "bpf.h"
+#include "core/bpf.h"
 
 static struct sock_filter prog[SITD_BPF_MAX];
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
+#include "proto/cli.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

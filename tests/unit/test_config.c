@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "config.h"
+#include "proto/cli.h"
+#include "proto/config.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

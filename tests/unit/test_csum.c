@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "csum.h"
+#include "core/csum.h"
 #include "pktgen.h"
 
 static uint16_t be(uint32_t core_sum)

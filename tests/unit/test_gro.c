@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "pktgen.h"
-#include "gro.h"
+#include "core/gro.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "pktgen.h"
-#include "tx.h"
+#include "core/tx.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

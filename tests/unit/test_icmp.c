@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "icmp.h"
+#include "core/icmp.h"
 #include "pktgen.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -22,9 +22,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "icmp.h"
-#include "icmperr.h"
-#include "inet.h"
+#include "core/icmp.h"
+#include "core/icmperr.h"
+#include "core/inet.h"
 #include "pktgen.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

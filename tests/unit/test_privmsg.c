@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "privmsg.h"
+#include "proto/privmsg.h"
 
 static const uint8_t doc6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x64 };	/* 2001:db8:64:: */
 static const uint8_t doc4[4] = { 192, 0, 2, 1 };

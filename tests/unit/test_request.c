@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "request.h"
+#include "proto/request.h"
 
 struct ok_case {
 	const char *line;

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "pktgen.h"
-#include "rx.h"
+#include "core/rx.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "show.h"
+#include "proto/cli.h"
+#include "proto/show.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

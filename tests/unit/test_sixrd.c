@@ -17,8 +17,8 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "sixrd.h"
-#include "wire.h"
+#include "core/sixrd.h"
+#include "core/wire.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define A(a, b, c, d) (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))

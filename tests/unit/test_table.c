@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "table.h"
+#include "core/table.h"
 
 #define A(a, b, c, d) (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))
 

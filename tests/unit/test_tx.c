@@ -14,12 +14,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "icmp.h"
-#include "pmtu.h"
+#include "proto/cli.h"
+#include "core/icmp.h"
+#include "core/pmtu.h"
 #include "pktgen.h"
 #include "txharness.h"
-#include "tx.h"
+#include "core/tx.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -25,8 +25,8 @@
 
 #include "pktgen.h"
 #include "txharness.h"
-#include "rx.h"
-#include "tx.h"
+#include "core/rx.h"
+#include "core/tx.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -9,7 +9,7 @@
 #define SITD_TEST_TXHARNESS_H
 
 #include "pktgen.h"
-#include "tx.h"
+#include "core/tx.h"
 
 static struct sitd_tx tx;
 static uint8_t frame[PG_VNET_LEN + 65536 + 256];
