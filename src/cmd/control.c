@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control server: clients of the control socket, served without blocking.  Each has
+ * a total deadline and the number at once is capped, so one that dribbles or never
+ * reads holds up nobody.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/server_int.h"
+
+int64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- clients ------------------------------------------------------------------------ */
+
+void client_close(struct server *s, unsigned i)
+{
+	close(s->c[i].fd);
+	free(s->c[i].out);
+	s->c[i] = s->c[--s->nc];
+}
+
+void client_accept(struct server *s)
+{
+	while (s->nc < CLIENTS_MAX) {
+		struct client *c = &s->c[s->nc];
+		struct ucred cred;
+		socklen_t cl = sizeof(cred);
+		int fd = accept4(s->ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0)
+			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0) {
+			close(fd);
+			continue;
+		}
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		c->uid = cred.uid;
+		c->deadline = ms_now() + CLIENT_DEADLINE_MS;
+		s->nc++;
+	}
+}
+
+/* Read what the client sent; once a whole line is in, the answer is made. false: done. */
+static bool client_read(struct server *s, struct client *c)
+{
+	ssize_t n = read(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n == 0)
+		return false;	/* closed before a whole line: nothing to answer */
+	c->inlen += (size_t)n;
+	c->in[c->inlen] = '\0';
+	if (memchr(c->in, '\n', c->inlen)) {
+		answer(s, c);
+	} else if (c->inlen == sizeof(c->in) - 1) {
+		(void)reply(c, "error: request too long\n");
+	}
+	return true;
+}
+
+static bool client_write(struct client *c)
+{
+	ssize_t n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	c->outoff += (size_t)n;
+	return c->outoff < c->outlen;
+}
+
+void client_poll(struct server *s, struct pollfd *p)
+{
+	int64_t now = ms_now();
+
+	for (unsigned i = 0; i < s->nc;) {
+		struct client *c = &s->c[i];
+		bool keep = true;
+
+		if (p[i].revents & (POLLERR | POLLNVAL)) {
+			keep = false;
+		} else if (!c->out && (p[i].revents & (POLLIN | POLLHUP))) {
+			keep = client_read(s, c);
+		} else if (c->out && (p[i].revents & POLLOUT)) {
+			keep = client_write(c);
+		}
+		/* An answer made just now may go out at once (most fit the socket buffer). */
+		if (keep && c->out && c->outoff == 0 && c->outlen)
+			keep = client_write(c);
+		else if (keep && c->out && !c->outlen)
+			keep = false;
+		if (keep && now >= c->deadline)
+			keep = false;	/* too slow: the deadline is for the whole exchange */
+		if (!keep) {
+			client_close(s, i);
+			p[i] = p[s->nc];
+			continue;
+		}
+		i++;
+	}
+}

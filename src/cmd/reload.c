@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configuration file: read and parsed (at start, by the monitor, on a reload), and
+ * a reload's changes applied to the running table.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/server_int.h"
+#include "daemon/daemon.h"
+#include "os/log.h"
+#include "priv/privsep.h"
+#include "proto/config.h"
+
+/* The file at path, or (fd >= 0) the one open on fd, which it takes. */
+static int read_file(const char *path, int fd, char **text, size_t *len)
+{
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : fopen(path, "re");
+	size_t cap = 1 << 16;
+	char *buf = NULL;
+
+	*len = 0;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	for (;;) {
+		char *nb = realloc(buf, cap);
+		size_t got;
+
+		if (!nb)
+			break;
+		buf = nb;
+		got = fread(buf + *len, 1, cap - *len, f);
+		*len += got;
+		if (*len < cap || cap >= CONFIG_MAX)
+			break;
+		cap *= 2;
+	}
+	if (!buf || ferror(f) || *len >= CONFIG_MAX) {
+		errno = !buf ? ENOMEM : *len >= CONFIG_MAX ? EFBIG : EIO;
+		fclose(f);
+		free(buf);
+		return -1;
+	}
+	fclose(f);
+	*text = buf;
+	return 0;
+}
+
+struct sitd_conf *server_load_config(const char *path, int fd, unsigned *n, char *err,
+				     size_t errlen)
+{
+	struct sitd_conf *out;
+	char msg[300], *text;
+	size_t len;
+	unsigned cap;
+	int r;
+
+	if (read_file(path, fd, &text, &len) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	cap = sitd_config_count(text, len);
+	out = calloc(cap ? cap : 1, sizeof(*out));
+	if (!out) {
+		free(text);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	r = sitd_config_parse(text, len, out, cap, msg, sizeof(msg));
+	free(text);
+	if (r <= 0) {
+		if (r < 0)
+			snprintf(err, errlen, "%s:%s", path, msg);
+		else
+			snprintf(err, errlen, "%s: no tunnel", path);
+		free(out);
+		return NULL;
+	}
+	*n = (unsigned)r;
+	return out;
+}
+
+/*
+ * SIGHUP or `sitd reload`: stop the tunnels whose stanza went away or changed, start the
+ * new and changed ones, leave the others running untouched (sitd_config_diff).  A bad
+ * file changes nothing.
+ */
+int reload(struct server *s, char *err, size_t errlen)
+{
+	unsigned n, nold = daemon_count(s->d), nrem = 0, nadd = 0, failed;
+	struct sitd_conf *next, *old, *add;
+	const char **rem;
+	bool *keep, *addf, *ok;
+	int fd;
+
+	if (!s->o->config) {
+		snprintf(err, errlen, "nothing to reload: sitd was started without -c FILE");
+		return -1;
+	}
+	/* Read as the monitor opens it: the packet process may not read a file of mode 0600. */
+	fd = ps_config_open();
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", s->o->config, strerror(errno));
+		return -1;
+	}
+	next = server_load_config(s->o->config, fd, &n, err, errlen);
+	if (!next)
+		return -1;
+	old = calloc(nold + 1, sizeof(*old));
+	add = calloc(n, sizeof(*add));
+	rem = calloc(nold + 1, sizeof(*rem));
+	keep = calloc(nold + 1, sizeof(*keep));
+	addf = calloc(n, sizeof(*addf));
+	ok = calloc(n, sizeof(*ok));
+	if (!old || !add || !rem || !keep || !addf || !ok) {
+		snprintf(err, errlen, "out of memory");
+		failed = 1;
+		goto out;
+	}
+	for (unsigned i = 0; i < nold; i++)
+		old[i] = *tunnel_req(daemon_tunnel(s->d, i));
+	sitd_config_diff(old, nold, next, n, keep, addf);
+	/* Removed: the device goes.  Changed: it stays, and the new settings take it over. */
+	for (unsigned pass = 0; pass < 2; pass++) {
+		unsigned k = 0;
+
+		for (unsigned i = 0; i < nold; i++) {
+			bool changed = false;
+
+			if (keep[i])
+				continue;
+			for (unsigned j = 0; j < n && !changed; j++)
+				changed = !strcmp(next[j].name, old[i].name);
+			if (changed != (pass == 0))
+				continue;
+			rem[k++] = old[i].name;
+			log_info("%s: %s", old[i].name, changed ? "changed, restarting" : "removed");
+		}
+		daemon_remove(s->d, rem, k, pass == 1);
+		nrem += k;
+	}
+	for (unsigned j = 0; j < n; j++)
+		if (addf[j])
+			add[nadd++] = next[j];
+	failed = daemon_add(s->d, add, nadd, ok);
+	for (unsigned j = 0; j < nadd; j++)
+		if (ok[j])
+			log_info("%s: running", add[j].name);
+	log_info("reloaded %s: %u kept, %u started, %u stopped, %u failed", s->o->config,
+		 nold - nrem, nadd - failed, nrem, failed);
+	if (failed)
+		snprintf(err, errlen, "%u tunnel(s) failed to start; see the log", failed);
+out:
+	free(next);
+	free(old);
+	free(add);
+	free(rem);
+	free(keep);
+	free(addf);
+	free(ok);
+	return failed ? -1 : 0;
+}

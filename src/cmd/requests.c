@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* The requests of the control socket (request.h), each answered into the client's buffer. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/server_int.h"
+#include "core/sixrd.h"
+#include "daemon/daemon.h"
+#include "os/log.h"
+#include "priv/priv.h"
+#include "proto/show.h"
+
+/* ---- requests: each fills c->out -------------------------------------------------- */
+
+int reply(struct client *c, const char *text)
+{
+	c->out = strdup(text);
+	c->outlen = c->out ? strlen(c->out) : 0;
+	return c->out ? 0 : -1;
+}
+
+static int req_show(struct server *s, struct client *c, const struct sitd_request *r)
+{
+	unsigned n = daemon_count(s->d), k = 0;
+	struct sitd_show_tunnel *st = calloc(n + 1, sizeof(*st));
+	struct sitd_stats *stats = calloc(n + 1, sizeof(*stats));
+	const char *name = r->name[0] ? r->name : NULL;
+	size_t cap = 256 + (size_t)(n + 1) * SHOW_PER_TUNNEL;
+
+	c->out = malloc(cap);
+	if (!st || !stats || !c->out) {
+		free(st);
+		free(stats);
+		free(c->out);
+		c->out = NULL;
+		return reply(c, "error: out of memory\n");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct tunnel *t = daemon_tunnel(s->d, i);
+
+		if (name && strcmp(name, tunnel_conf(t)->name))
+			continue;
+		tunnel_stats(t, &stats[k]);
+		st[k].conf = tunnel_conf(t);
+		st[k].stats = &stats[k];
+		st[k].path_mtu = tunnel_path_mtu(t);
+		k++;
+	}
+	if (name && !k)
+		c->outlen = (size_t)snprintf(c->out, cap, "error: no tunnel \"%s\"\n", name);
+	else
+		c->outlen = sitd_show_format(c->out, cap, st, k, r->stats, r->json);
+	/* A cut answer would be broken JSON: say so rather than send it. */
+	if (c->outlen + 1 >= cap)
+		c->outlen = (size_t)snprintf(c->out, cap, "error: the answer does not fit\n");
+	free(st);
+	free(stats);
+	return 0;
+}
+
+static int req_status(struct server *s, struct client *c, const struct sitd_request *r)
+{
+	bool json = r->json;
+	struct sitd_stats st;
+	char paths[4096], names[32][32];
+	const char *rname[32];
+	uint64_t rcount[32];
+	struct priv_refused ref[32];
+	size_t cap = 16384, nref;
+
+	daemon_stats(s->d, &st);
+	daemon_describe_paths(s->d, paths, sizeof(paths), json);
+	c->out = malloc(cap);
+	if (!c->out)
+		return reply(c, "error: out of memory\n");
+	nref = priv_refused(ref, sizeof(ref) / sizeof(ref[0]));
+	for (size_t i = 0; i < nref; i++) {
+		priv_syscall_name(ref[i].nr, names[i], sizeof(names[i]));
+		rname[i] = names[i];
+		rcount[i] = ref[i].count;
+	}
+	c->outlen = sitd_show_status(c->out, cap,
+				     &(struct sitd_show_process){ .pid = (unsigned)getpid(),
+								  .uid = (unsigned)getuid(),
+								  .tunnels = daemon_count(s->d),
+								  .workers = daemon_workers(s->d),
+								  .paths = paths,
+								  .stats = &st,
+								  .refused_names = rname,
+								  .refused_counts = rcount,
+								  .nrefused = (unsigned)nref },
+				     json);
+	return 0;
+}
+
+static int req_reload(struct server *s, struct client *c, const struct sitd_request *r)
+{
+	char err[400], msg[420];
+
+	(void)r;
+	/* Changes need root, as SO_PEERCRED says, not as the client says. */
+	if (c->uid != 0)
+		return reply(c, "error: reload needs root\n");
+	if (reload(s, err, sizeof(err)) < 0) {
+		snprintf(msg, sizeof(msg), "error: %s\n", err);
+		return reply(c, msg);
+	}
+	return reply(c, "ok\n");
+}
+
+/* `sitd 6rd dev NAME ...`, as `ip tunnel 6rd`: root only, the kernel's validity rules. */
+static int req_6rd(struct server *s, struct client *c, const struct sitd_request *r)
+{
+	const struct tunnel *t;
+	struct sitd_6rd rd;
+	char msg[160];
+	int e;
+
+	if (c->uid != 0)
+		return reply(c, "error: 6rd needs root\n");
+	t = daemon_find(s->d, r->rd.dev);
+	if (!t) {
+		snprintf(msg, sizeof(msg), "error: no tunnel \"%s\"\n", r->rd.dev);
+		return reply(c, msg);
+	}
+	rd = tunnel_conf(t)->rd;
+	e = sitd_6rd_apply(&rd, &r->rd);
+	if (e < 0) {
+		snprintf(msg, sizeof(msg), "error: %s\n", sitd_6rd_strerror(e));
+		return reply(c, msg);
+	}
+	if (daemon_set_6rd(s->d, r->rd.dev, &rd) < 0)
+		return reply(c, "error: out of memory\n");
+	log_info("%s: 6rd settings changed", r->rd.dev);
+	return reply(c, "ok\n");
+}
+
+/* `sitd prl dev NAME ...`, as `ip tunnel prl`: root only, an ISATAP tunnel. */
+static int req_prl(struct server *s, struct client *c, const struct sitd_request *r)
+{
+	char msg[160];
+	int e;
+
+	if (c->uid != 0)
+		return reply(c, "error: prl needs root\n");
+	e = daemon_prl(s->d, &r->prl);
+	if (e == -ENODEV)
+		snprintf(msg, sizeof(msg), "error: no ISATAP tunnel \"%s\"\n", r->prl.dev);
+	else if (e < 0)
+		snprintf(msg, sizeof(msg), "error: prl: %s\n", strerror(-e));
+	else
+		snprintf(msg, sizeof(msg), "ok\n");
+	if (e == 0)
+		log_info("%s: PRL changed", r->prl.dev);
+	return reply(c, msg);
+}
+
+/* Indexed by enum sitd_req. */
+static int (*const requests[])(struct server *s, struct client *c, const struct sitd_request *r) = {
+	[SITD_REQ_SHOW] = req_show,
+	[SITD_REQ_STATUS] = req_status,
+	[SITD_REQ_RELOAD] = req_reload,
+	[SITD_REQ_SANDBOX] = req_sandbox,
+	[SITD_REQ_6RD] = req_6rd,
+	[SITD_REQ_PRL] = req_prl,
+};
+
+void answer(struct server *s, struct client *c)
+{
+	struct sitd_request r;
+	char err[128], msg[160];
+
+	if (sitd_request_parse(c->in, strcspn(c->in, "\r\n"), &r, err, sizeof(err)) < 0) {
+		snprintf(msg, sizeof(msg), "error: %s\n", err);
+		(void)reply(c, msg);
+		return;
+	}
+	if (requests[r.kind](s, c, &r) < 0)
+		log_warnx("control: out of memory");
+}
