@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The packet process's side of privilege separation: the ps_* stubs of privsep.h, each
+ * one request to the monitor and one answer, serialised by a mutex.
+ */
+#include "priv/privsep.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "os/log.h"
+#include "priv/privsep_int.h"
+#include "proto/privmsg.h"
+
+int chan = -1;			/* the child's end */
+static pthread_mutex_t chan_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the child's side ------------------------------------------------------------- */
+
+/* One request, one answer; *fd gets the descriptor that came along, if any. */
+static int call(const void *req, size_t len, struct priv_rep *rep, int *fd)
+{
+	union cmsg_fd cbuf;
+	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
+			    .msg_controllen = sizeof(cbuf.buf) };
+	ssize_t n;
+
+	if (fd)
+		*fd = -1;
+	if (chan < 0) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	pthread_mutex_lock(&chan_lock);
+	do
+		n = send(chan, req, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0) {
+		do
+			n = recvmsg(chan, &m, MSG_CMSG_CLOEXEC);
+		while (n < 0 && errno == EINTR);
+	}
+	pthread_mutex_unlock(&chan_lock);
+	if (n < 0)
+		return -1;
+	if (n != (ssize_t)sizeof(*rep)) {
+		errno = EPIPE;	/* the monitor is gone */
+		return -1;
+	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int))) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c), sizeof(got));
+			if (fd && rep->has_fd)
+				*fd = got;
+			else
+				close(got);
+		}
+	}
+	if (rep->err) {
+		errno = rep->err;
+		return -1;
+	}
+	if (rep->has_fd && fd && *fd < 0) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+static int call_fd(struct priv_req *r, struct priv_rep *rep)
+{
+	int fd;
+
+	return call(r, sizeof(*r), rep, &fd) < 0 ? -1 : fd;
+}
+
+static void name_of(char dst[16], const char *src)
+{
+	memset(dst, 0, 16);
+	if (src)
+		strncpy(dst, src, 15);
+}
+
+int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
+{
+	struct priv_req r = { .type = PRIV_TUN_OPEN, .flag = tso };
+	struct priv_rep rep;
+	int fd;
+
+	name_of(r.name, name);
+	fd = call_fd(&r, &rep);
+	if (fd >= 0) {
+		*offloads = rep.offloads;
+		*existed = rep.existed;
+	}
+	return fd;
+}
+
+/* A request that is its type alone, answered with an fd. */
+static int call_type_fd(enum priv_type type)
+{
+	struct priv_req r = { .type = (uint16_t)type };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_raw_open(uint8_t proto)
+{
+	struct priv_req r = { .type = PRIV_RAW_OPEN, .proto = proto };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_raw_send_open(void)
+{
+	return call_type_fd(PRIV_RAW_SEND_OPEN);
+}
+
+int ps_icmp6_open(void)
+{
+	return call_type_fd(PRIV_ICMP6_OPEN);
+}
+
+int ps_udp_rx_open(uint16_t port)
+{
+	struct priv_req r = { .type = PRIV_UDP_RX_OPEN, .port = port };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum)
+{
+	struct priv_req r = { .type = PRIV_UDP_TX_OPEN, .local = local, .port = port,
+			      .pmtudisc = (uint8_t)pmtudisc_mode, .flag = csum != 0 };
+	struct priv_rep rep;
+
+	name_of(r.name, dev);
+	return call_fd(&r, &rep);
+}
+
+int ps_packet_open(void)
+{
+	return call_type_fd(PRIV_PACKET_OPEN);
+}
+
+int ps_config_open(void)
+{
+	return call_type_fd(PRIV_CONFIG_OPEN);
+}
+
+int ps_link_set_mtu(const char *name, unsigned mtu)
+{
+	struct priv_req r = { .type = PRIV_LINK_MTU, .mtu = mtu };
+	struct priv_rep rep;
+
+	name_of(r.name, name);
+	return call(&r, sizeof(r), &rep, NULL);
+}
+
+static int call_nl(struct priv_req *r)
+{
+	struct priv_rep rep;
+
+	return call(r, sizeof(*r), &rep, NULL) < 0 ? -errno : 0;
+}
+
+int ps_link_up(unsigned ifindex)
+{
+	struct priv_req r = { .type = PRIV_LINK_UP, .ifindex = ifindex };
+
+	return call_nl(&r);
+}
+
+int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p)
+{
+	struct priv_req r = { .type = PRIV_ADDR, .ifindex = ifindex, .flag = add };
+
+	r.route.dst = *p;
+	return call_nl(&r);
+}
+
+int ps_route(bool add, unsigned ifindex, const struct sitd_route *rt)
+{
+	struct priv_req r = { .type = PRIV_ROUTE, .ifindex = ifindex, .flag = add };
+
+	/* Field by field: the padding inside struct sitd_route stays zero. */
+	r.route.dst = rt->dst;
+	memcpy(r.route.via, rt->via, sizeof(r.route.via));
+	r.route.metric = rt->metric;
+	r.route.table = rt->table;
+	return call_nl(&r);
+}
+
+int ps_isatap_setup(unsigned ifindex, const uint8_t token[16])
+{
+	struct priv_req r = { .type = PRIV_ISATAP, .ifindex = ifindex };
+
+	memcpy(r.token, token, sizeof(r.token));
+	return call_nl(&r);
+}
+
+void ps_ready(void)
+{
+	struct priv_req r = { .type = PRIV_READY };
+	struct priv_rep rep;
+
+	if (call(&r, sizeof(r), &rep, NULL) < 0)
+		log_warn("cannot tell the monitor sitd is ready");
+}
+
+int ps_raw_request(const void *buf, size_t len)
+{
+	struct priv_rep rep;
+	int fd;
+
+	if (call(buf, len, &rep, &fd) == 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	return errno;
+}
