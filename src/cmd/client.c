@@ -27,12 +27,15 @@ bool client_is_command(const char *word)
 	return false;
 }
 
+/* One daemon asked, its answer printed: 0, or -errno (said on stderr). */
 static int ask(const char *path, const char *request)
 {
 	if (ctl_request(path, request, ANSWER_MS) < 0) {
+		int e = errno;
+
 		fprintf(stderr, "sitd: %s: %s\n", path,
-			errno == ETIMEDOUT ? "no answer in time" : strerror(errno));
-		return -1;
+			e == ETIMEDOUT ? "no answer in time" : strerror(e));
+		return -e;
 	}
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control server: clients of the control socket, served without blocking.  Each has
- * a total deadline and the number at once is capped, so one that dribbles or never
- * reads holds up nobody.
+ * The control server: the clients of the control socket, served without blocking from
+ * the control thread's poll loop (server.c).  Each sends one line and reads one answer
+ * (requests.c) within a total deadline, and the number at once is capped (the rest wait
+ * in the listen backlog), so one that dribbles or never reads holds up nobody.
  */
 #include <errno.h>
 #include <poll.h>
@@ -14,8 +15,11 @@
 #include <unistd.h>
 
 #include "cmd/server_int.h"
+#include "os/log.h"
 
-int64_t ms_now(void)
+enum { CONTROL_DEADLINE_MS = 2000 };	/* to send the request and read the whole answer */
+
+static int64_t now_ms(void)
 {
 	struct timespec ts;
 
@@ -23,19 +27,23 @@ int64_t ms_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* ---- clients ------------------------------------------------------------------------ */
-
-void client_close(struct server *s, unsigned i)
+static void client_close(struct server *s, unsigned i)
 {
 	close(s->c[i].fd);
 	free(s->c[i].out);
 	s->c[i] = s->c[--s->nc];
 }
 
-void client_accept(struct server *s)
+void control_close_all(struct server *s)
 {
-	while (s->nc < CLIENTS_MAX) {
-		struct client *c = &s->c[s->nc];
+	while (s->nc)
+		client_close(s, 0);
+}
+
+void control_accept(struct server *s)
+{
+	while (s->nc < CONTROL_CLIENTS_MAX) {
+		struct control_client *c = &s->c[s->nc];
 		struct ucred cred;
 		socklen_t cl = sizeof(cred);
 		int fd = accept4(s->ctl.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -49,13 +57,28 @@ void client_accept(struct server *s)
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
 		c->uid = cred.uid;
-		c->deadline = ms_now() + CLIENT_DEADLINE_MS;
+		c->deadline = now_ms() + CONTROL_DEADLINE_MS;
 		s->nc++;
 	}
 }
 
+int control_pollfds(const struct server *s, struct pollfd *p)
+{
+	int64_t now = now_ms();
+	int timeout = -1;
+
+	for (unsigned i = 0; i < s->nc; i++) {
+		const struct control_client *c = &s->c[i];
+
+		p[i] = (struct pollfd){ .fd = c->fd, .events = c->out ? POLLOUT : POLLIN };
+		if (timeout < 0 || c->deadline - now < timeout)
+			timeout = c->deadline > now ? (int)(c->deadline - now) : 0;
+	}
+	return timeout;
+}
+
 /* Read what the client sent; once a whole line is in, the answer is made. false: done. */
-static bool client_read(struct server *s, struct client *c)
+static bool client_read(struct server *s, struct control_client *c)
 {
 	ssize_t n = read(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen);
 
@@ -66,14 +89,15 @@ static bool client_read(struct server *s, struct client *c)
 	c->inlen += (size_t)n;
 	c->in[c->inlen] = '\0';
 	if (memchr(c->in, '\n', c->inlen)) {
-		answer(s, c);
+		if (requests_answer(s, c) < 0)
+			log_warnx("control: out of memory");
 	} else if (c->inlen == sizeof(c->in) - 1) {
-		(void)reply(c, "error: request too long\n");
+		(void)requests_reply(c, "error: request too long\n");
 	}
 	return true;
 }
 
-static bool client_write(struct client *c)
+static bool client_write(struct control_client *c)
 {
 	ssize_t n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
 
@@ -83,12 +107,12 @@ static bool client_write(struct client *c)
 	return c->outoff < c->outlen;
 }
 
-void client_poll(struct server *s, struct pollfd *p)
+void control_poll(struct server *s, struct pollfd *p)
 {
-	int64_t now = ms_now();
+	int64_t now = now_ms();
 
 	for (unsigned i = 0; i < s->nc;) {
-		struct client *c = &s->c[i];
+		struct control_client *c = &s->c[i];
 		bool keep = true;
 
 		if (p[i].revents & (POLLERR | POLLNVAL)) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The configuration file: read and parsed (at start, by the monitor, on a reload), and
- * a reload's changes applied to the running table.
+ * The configuration file (sitd.conf(5), config.h): read and parsed at start, by the
+ * monitor (which checks requests against it), and on a reload, whose changes it applies
+ * to the running table.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,7 +17,9 @@
 #include "priv/privsep.h"
 #include "proto/config.h"
 
-/* The file at path, or (fd >= 0) the one open on fd, which it takes. */
+enum { CONFIG_MAX = 16 << 20 };
+
+/* The file at path, or (fd >= 0) the one open on fd, which it takes.  0 or -errno. */
 static int read_file(const char *path, int fd, char **text, size_t *len)
 {
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : fopen(path, "re");
@@ -25,9 +28,11 @@ static int read_file(const char *path, int fd, char **text, size_t *len)
 
 	*len = 0;
 	if (!f) {
+		int e = errno;
+
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return -e;
 	}
 	for (;;) {
 		char *nb = realloc(buf, cap);
@@ -43,27 +48,28 @@ static int read_file(const char *path, int fd, char **text, size_t *len)
 		cap *= 2;
 	}
 	if (!buf || ferror(f) || *len >= CONFIG_MAX) {
-		errno = !buf ? ENOMEM : *len >= CONFIG_MAX ? EFBIG : EIO;
+		int e = !buf ? ENOMEM : *len >= CONFIG_MAX ? EFBIG : EIO;
+
 		fclose(f);
 		free(buf);
-		return -1;
+		return -e;
 	}
 	fclose(f);
 	*text = buf;
 	return 0;
 }
 
-struct sitd_conf *server_load_config(const char *path, int fd, unsigned *n, char *err,
+struct sitd_conf *reload_load_config(const char *path, int fd, unsigned *n, char *err,
 				     size_t errlen)
 {
 	struct sitd_conf *out;
-	char msg[300], *text;
+	char msg[300], *text = NULL;
 	size_t len;
 	unsigned cap;
-	int r;
+	int r = read_file(path, fd, &text, &len);
 
-	if (read_file(path, fd, &text, &len) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 		return NULL;
 	}
 	cap = sitd_config_count(text, len);
@@ -92,27 +98,28 @@ struct sitd_conf *server_load_config(const char *path, int fd, unsigned *n, char
  * new and changed ones, leave the others running untouched (sitd_config_diff).  A bad
  * file changes nothing.
  */
-int reload(struct server *s, char *err, size_t errlen)
+int reload_run(struct server *s, char *err, size_t errlen)
 {
-	unsigned n, nold = daemon_count(s->d), nrem = 0, nadd = 0, failed;
+	unsigned n, nold = daemon_count(s->d), nrem = 0, nadd = 0, failed = 0;
 	struct sitd_conf *next, *old, *add;
 	const char **rem;
 	bool *keep, *addf, *ok;
-	int fd;
+	int fd, r = 0;
 
 	if (!s->o->config) {
 		snprintf(err, errlen, "nothing to reload: sitd was started without -c FILE");
-		return -1;
+		return -ENOENT;
 	}
 	/* Read as the monitor opens it: the packet process may not read a file of mode 0600. */
 	fd = ps_config_open();
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", s->o->config, strerror(errno));
-		return -1;
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", s->o->config, strerror(-r));
+		return r;
 	}
-	next = server_load_config(s->o->config, fd, &n, err, errlen);
+	next = reload_load_config(s->o->config, fd, &n, err, errlen);
 	if (!next)
-		return -1;
+		return -EINVAL;	/* unreadable or invalid: err says which */
 	old = calloc(nold + 1, sizeof(*old));
 	add = calloc(n, sizeof(*add));
 	rem = calloc(nold + 1, sizeof(*rem));
@@ -121,7 +128,7 @@ int reload(struct server *s, char *err, size_t errlen)
 	ok = calloc(n, sizeof(*ok));
 	if (!old || !add || !rem || !keep || !addf || !ok) {
 		snprintf(err, errlen, "out of memory");
-		failed = 1;
+		r = -ENOMEM;
 		goto out;
 	}
 	for (unsigned i = 0; i < nold; i++)
@@ -155,8 +162,10 @@ int reload(struct server *s, char *err, size_t errlen)
 			log_info("%s: running", add[j].name);
 	log_info("reloaded %s: %u kept, %u started, %u stopped, %u failed", s->o->config,
 		 nold - nrem, nadd - failed, nrem, failed);
-	if (failed)
+	if (failed) {
 		snprintf(err, errlen, "%u tunnel(s) failed to start; see the log", failed);
+		r = -EIO;
+	}
 out:
 	free(next);
 	free(old);
@@ -165,5 +174,5 @@ out:
 	free(keep);
 	free(addf);
 	free(ok);
-	return failed ? -1 : 0;
+	return r;
 }

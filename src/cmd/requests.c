@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The requests of the control socket (request.h), each answered into the client's buffer. */
+/*
+ * The answers to the control socket's requests (request.h): show, status, reload,
+ * sandbox, 6rd and prl, each read from the daemon (daemon.h) or done there, and written
+ * into the client's buffer for control.c to send.  A handler returns 0, or -ENOMEM when
+ * not even an error message could be made.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,24 +17,23 @@
 #include "daemon/daemon.h"
 #include "os/log.h"
 #include "priv/priv.h"
+#include "proto/request.h"
 #include "proto/show.h"
 
-/* ---- requests: each fills c->out -------------------------------------------------- */
-
-int reply(struct client *c, const char *text)
+int requests_reply(struct control_client *c, const char *text)
 {
 	c->out = strdup(text);
 	c->outlen = c->out ? strlen(c->out) : 0;
-	return c->out ? 0 : -1;
+	return c->out ? 0 : -ENOMEM;
 }
 
-static int req_show(struct server *s, struct client *c, const struct sitd_request *r)
+static int req_show(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	unsigned n = daemon_count(s->d), k = 0;
 	struct sitd_show_tunnel *st = calloc(n + 1, sizeof(*st));
 	struct sitd_stats *stats = calloc(n + 1, sizeof(*stats));
 	const char *name = r->name[0] ? r->name : NULL;
-	size_t cap = 256 + (size_t)(n + 1) * SHOW_PER_TUNNEL;
+	size_t cap = 256 + (size_t)(n + 1) * REQUESTS_SHOW_PER_TUNNEL;
 
 	c->out = malloc(cap);
 	if (!st || !stats || !c->out) {
@@ -37,7 +41,7 @@ static int req_show(struct server *s, struct client *c, const struct sitd_reques
 		free(stats);
 		free(c->out);
 		c->out = NULL;
-		return reply(c, "error: out of memory\n");
+		return requests_reply(c, "error: out of memory\n");
 	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct tunnel *t = daemon_tunnel(s->d, i);
@@ -62,7 +66,7 @@ static int req_show(struct server *s, struct client *c, const struct sitd_reques
 	return 0;
 }
 
-static int req_status(struct server *s, struct client *c, const struct sitd_request *r)
+static int req_status(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	bool json = r->json;
 	struct sitd_stats st;
@@ -76,7 +80,7 @@ static int req_status(struct server *s, struct client *c, const struct sitd_requ
 	daemon_describe_paths(s->d, paths, sizeof(paths), json);
 	c->out = malloc(cap);
 	if (!c->out)
-		return reply(c, "error: out of memory\n");
+		return requests_reply(c, "error: out of memory\n");
 	nref = priv_refused(ref, sizeof(ref) / sizeof(ref[0]));
 	for (size_t i = 0; i < nref; i++) {
 		priv_syscall_name(ref[i].nr, names[i], sizeof(names[i]));
@@ -97,23 +101,33 @@ static int req_status(struct server *s, struct client *c, const struct sitd_requ
 	return 0;
 }
 
-static int req_reload(struct server *s, struct client *c, const struct sitd_request *r)
+static int req_reload(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	char err[400], msg[420];
 
 	(void)r;
 	/* Changes need root, as SO_PEERCRED says, not as the client says. */
 	if (c->uid != 0)
-		return reply(c, "error: reload needs root\n");
-	if (reload(s, err, sizeof(err)) < 0) {
+		return requests_reply(c, "error: reload needs root\n");
+	if (reload_run(s, err, sizeof(err)) < 0) {
 		snprintf(msg, sizeof(msg), "error: %s\n", err);
-		return reply(c, msg);
+		return requests_reply(c, msg);
 	}
-	return reply(c, "ok\n");
+	return requests_reply(c, "ok\n");
+}
+
+/* `sitd sandbox`: the report of sandbox.c. */
+static int req_sandbox(struct server *s, struct control_client *c, const struct sitd_request *r)
+{
+	char msg[2048];
+
+	(void)r;
+	sandbox_report(s->d, msg, sizeof(msg));
+	return requests_reply(c, msg);
 }
 
 /* `sitd 6rd dev NAME ...`, as `ip tunnel 6rd`: root only, the kernel's validity rules. */
-static int req_6rd(struct server *s, struct client *c, const struct sitd_request *r)
+static int req_6rd(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	const struct tunnel *t;
 	struct sitd_6rd rd;
@@ -121,32 +135,32 @@ static int req_6rd(struct server *s, struct client *c, const struct sitd_request
 	int e;
 
 	if (c->uid != 0)
-		return reply(c, "error: 6rd needs root\n");
+		return requests_reply(c, "error: 6rd needs root\n");
 	t = daemon_find(s->d, r->rd.dev);
 	if (!t) {
 		snprintf(msg, sizeof(msg), "error: no tunnel \"%s\"\n", r->rd.dev);
-		return reply(c, msg);
+		return requests_reply(c, msg);
 	}
 	rd = tunnel_conf(t)->rd;
 	e = sitd_6rd_apply(&rd, &r->rd);
 	if (e < 0) {
 		snprintf(msg, sizeof(msg), "error: %s\n", sitd_6rd_strerror(e));
-		return reply(c, msg);
+		return requests_reply(c, msg);
 	}
 	if (daemon_set_6rd(s->d, r->rd.dev, &rd) < 0)
-		return reply(c, "error: out of memory\n");
+		return requests_reply(c, "error: out of memory\n");
 	log_info("%s: 6rd settings changed", r->rd.dev);
-	return reply(c, "ok\n");
+	return requests_reply(c, "ok\n");
 }
 
 /* `sitd prl dev NAME ...`, as `ip tunnel prl`: root only, an ISATAP tunnel. */
-static int req_prl(struct server *s, struct client *c, const struct sitd_request *r)
+static int req_prl(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	char msg[160];
 	int e;
 
 	if (c->uid != 0)
-		return reply(c, "error: prl needs root\n");
+		return requests_reply(c, "error: prl needs root\n");
 	e = daemon_prl(s->d, &r->prl);
 	if (e == -ENODEV)
 		snprintf(msg, sizeof(msg), "error: no ISATAP tunnel \"%s\"\n", r->prl.dev);
@@ -156,11 +170,11 @@ static int req_prl(struct server *s, struct client *c, const struct sitd_request
 		snprintf(msg, sizeof(msg), "ok\n");
 	if (e == 0)
 		log_info("%s: PRL changed", r->prl.dev);
-	return reply(c, msg);
+	return requests_reply(c, msg);
 }
 
 /* Indexed by enum sitd_req. */
-static int (*const requests[])(struct server *s, struct client *c, const struct sitd_request *r) = {
+static int (*const handlers[])(struct server *s, struct control_client *c, const struct sitd_request *r) = {
 	[SITD_REQ_SHOW] = req_show,
 	[SITD_REQ_STATUS] = req_status,
 	[SITD_REQ_RELOAD] = req_reload,
@@ -169,16 +183,14 @@ static int (*const requests[])(struct server *s, struct client *c, const struct 
 	[SITD_REQ_PRL] = req_prl,
 };
 
-void answer(struct server *s, struct client *c)
+int requests_answer(struct server *s, struct control_client *c)
 {
 	struct sitd_request r;
 	char err[128], msg[160];
 
 	if (sitd_request_parse(c->in, strcspn(c->in, "\r\n"), &r, err, sizeof(err)) < 0) {
 		snprintf(msg, sizeof(msg), "error: %s\n", err);
-		(void)reply(c, msg);
-		return;
+		return requests_reply(c, msg);
 	}
-	if (requests[r.kind](s, c, &r) < 0)
-		log_warnx("control: out of memory");
+	return handlers[r.kind](s, c, &r);
 }

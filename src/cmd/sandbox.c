@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `sitd sandbox`: the packet process tries, on itself, calls its filter must refuse,
- * then asks the monitor for what it must refuse, and says what happened.
+ * `sitd sandbox`, a check an operator (and the tests) can run on the daemon itself: the
+ * packet process tries calls its seccomp filter must refuse (priv.c), then asks the
+ * monitor for what it must refuse (monitor.c), and reports what happened.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,24 +23,32 @@
 #include "priv/privsep.h"
 #include "proto/privmsg.h"
 
+/* One more line of the report, cut (never past cap) when it does not fit. */
+__attribute__((format(printf, 4, 5)))
+static void add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < cap - *len ? (size_t)n : cap - 1 - *len;
+}
+
 /* One sandbox probe: what a refused call answers (EPERM), or what it did. */
 static void probe_line(char *buf, size_t cap, size_t *len, const char *what, long r, int e)
 {
-	int n = snprintf(buf + *len, cap - *len, "  %-50s %s (%s)\n", what,
-			 r < 0 && e == EPERM ? "refused" : "allowed", r < 0 ? strerror(e) : "done");
-
-	if (n > 0 && (size_t)n < cap - *len)
-		*len += (size_t)n;
+	add(buf, cap, len, "  %-50s %s (%s)\n", what,
+	    r < 0 && e == EPERM ? "refused" : "allowed", r < 0 ? strerror(e) : "done");
 }
 
 /* A request to the monitor: refused with any errno, or allowed (the stanza asks for it). */
 static void monitor_line(char *buf, size_t cap, size_t *len, const char *what, int e)
 {
-	int n = snprintf(buf + *len, cap - *len, "  %-50s %s (%s)\n", what,
-			 e ? "refused" : "allowed", e ? strerror(e) : "done");
-
-	if (n > 0 && (size_t)n < cap - *len)
-		*len += (size_t)n;
+	add(buf, cap, len, "  %-50s %s (%s)\n", what, e ? "refused" : "allowed",
+	    e ? strerror(e) : "done");
 }
 
 /* This process's uid and effective capabilities, as the kernel reports them. */
@@ -46,7 +56,6 @@ static void identity(char *buf, size_t cap, size_t *len)
 {
 	FILE *f = fopen("/proc/self/status", "re");
 	char line[256], uid[64] = "?", caps[64] = "?";
-	int n;
 
 	while (f && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "Uid:", 4))
@@ -56,19 +65,16 @@ static void identity(char *buf, size_t cap, size_t *len)
 	}
 	if (f)
 		fclose(f);
-	n = snprintf(buf + *len, cap - *len, "packet process: pid %u, uid %s, capabilities %s\n",
-		     (unsigned)getpid(), uid, caps);
-	if (n > 0 && (size_t)n < cap - *len)
-		*len += (size_t)n;
+	add(buf, cap, len, "packet process: pid %u, uid %s, capabilities %s\n",
+	    (unsigned)getpid(), uid, caps);
 }
 
 /*
- * A check an operator (and the tests) can run on the daemon itself: calls it must never
- * make, each tried in a form that does nothing where the filter would let it through
- * (it fails later in the kernel instead); then requests the monitor must refuse.  What a
- * reload needs is tested by a reload.
+ * Calls the packet process must never make, each tried in a form that does nothing where
+ * the filter would let it through (it fails later in the kernel instead); then requests
+ * the monitor must refuse.  What a reload needs is tested by a reload.
  */
-int req_sandbox(struct server *s, struct client *c, const struct sitd_request *req)
+size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap)
 {
 	struct priv_req mtu_lo = { .type = PRIV_LINK_MTU, .mtu = 1280, .name = "lo" };
 	struct priv_req tun_other = { .type = PRIV_TUN_OPEN, .name = "sitdprobe0" };
@@ -77,74 +83,74 @@ int req_sandbox(struct server *s, struct client *c, const struct sitd_request *r
 	struct priv_req addr_lo = { .type = PRIV_ADDR, .ifindex = 1, .flag = 1,
 				    .route.dst = { .family = 6, .len = 128, .addr = { 0x20, 0x01, 0x0d, 0xb8 } } };
 	static const char junk[] = "not a request";
-	char msg[2048];
 	size_t len = 0;
 	long r;
 	int e;
 
-	(void)req;
-	if (daemon_count(s->d))
-		route_own.ifindex = if_nametoindex(tunnel_conf(daemon_tunnel(s->d, 0))->name);
-	identity(msg, sizeof(msg), &len);
+	if (!cap)
+		return 0;
+	buf[0] = '\0';
+	if (daemon_count(d))
+		route_own.ifindex = if_nametoindex(tunnel_conf(daemon_tunnel(d, 0))->name);
+	identity(buf, cap, &len);
 	priv_probing(true);
 	/* uname(NULL): EFAULT where allowed, EPERM where refused. */
 	r = syscall(SYS_uname, NULL);
 	e = r < 0 ? errno : 0;
-	len += (size_t)snprintf(msg + len, sizeof(msg) - len,
-				"seccomp: %s (a forbidden call, uname: %s)\n",
-				e == EPERM ? "on" : "off", e ? strerror(e) : "allowed");
+	add(buf, cap, &len, "seccomp: %s (a forbidden call, uname: %s)\n",
+	    e == EPERM ? "on" : "off", e ? strerror(e) : "allowed");
 	/* "/" is a directory: allowed, these fail with EISDIR and create nothing. */
 	r = syscall(SYS_openat, AT_FDCWD, "/", O_CREAT | O_WRONLY, 0600);
 	e = errno;
-	probe_line(msg, sizeof(msg), &len, "create a file (O_CREAT)", r, e);
+	probe_line(buf, cap, &len, "create a file (O_CREAT)", r, e);
 	r = syscall(SYS_openat, AT_FDCWD, "/", O_WRONLY | O_TRUNC);
 	e = errno;
-	probe_line(msg, sizeof(msg), &len, "open a file to write (O_WRONLY|O_TRUNC)", r, e);
+	probe_line(buf, cap, &len, "open a file to write (O_WRONLY|O_TRUNC)", r, e);
 	r = syscall(SYS_openat, AT_FDCWD, "/", O_RDWR);
 	e = errno;
-	probe_line(msg, sizeof(msg), &len, "open a file read-write (O_RDWR)", r, e);
+	probe_line(buf, cap, &len, "open a file read-write (O_RDWR)", r, e);
 	r = syscall(SYS_openat, AT_FDCWD, "/dev/net/tun", O_RDWR | O_CLOEXEC);
 	e = errno;
 	if (r >= 0)
 		close((int)r);
-	probe_line(msg, sizeof(msg), &len, "open /dev/net/tun (the monitor does)", r, e);
+	probe_line(buf, cap, &len, "open /dev/net/tun (the monitor does)", r, e);
 	r = syscall(SYS_socket, AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	e = errno;
 	if (r >= 0)
 		close((int)r);
-	probe_line(msg, sizeof(msg), &len, "an AF_PACKET socket", r, e);
+	probe_line(buf, cap, &len, "an AF_PACKET socket", r, e);
 	r = syscall(SYS_socket, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
 	e = errno;
 	if (r >= 0)
 		close((int)r);
-	probe_line(msg, sizeof(msg), &len, "a raw socket (the monitor opens them)", r, e);
+	probe_line(buf, cap, &len, "a raw socket (the monitor opens them)", r, e);
 	/* CLONE_NEWUSER with CLONE_FS: EINVAL in the kernel where allowed (copy_process). */
 	r = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNET | CLONE_FS, NULL, NULL, NULL, 0);
 	e = errno;
-	probe_line(msg, sizeof(msg), &len, "clone into new user and net namespaces", r, e);
+	probe_line(buf, cap, &len, "clone into new user and net namespaces", r, e);
 	/* Another process's thread group with our own thread id: ESRCH where allowed. */
 	r = syscall(SYS_tgkill, 1, syscall(SYS_gettid), 0);
 	e = errno;
-	probe_line(msg, sizeof(msg), &len, "signal another process (tgkill)", r, e);
+	probe_line(buf, cap, &len, "signal another process (tgkill)", r, e);
 	/* Signal 0 to init: a check only, it sends nothing where allowed. */
 	r = syscall(SYS_kill, 1, 0);
 	e = errno;
-	probe_line(msg, sizeof(msg), &len, "signal another process (kill)", r, e);
+	probe_line(buf, cap, &len, "signal another process (kill)", r, e);
 	/* Back to root: as an unprivileged uid the kernel refuses it too. */
 	r = syscall(SYS_setresuid, 0, 0, 0);
 	e = errno;
-	probe_line(msg, sizeof(msg), &len, "become root again (setresuid)", r, e);
+	probe_line(buf, cap, &len, "become root again (setresuid)", r, e);
 	priv_probing(false);
-	monitor_line(msg, sizeof(msg), &len, "monitor: a TUN device no tunnel is named",
+	monitor_line(buf, cap, &len, "monitor: a TUN device no tunnel is named",
 		     ps_raw_request(&tun_other, sizeof(tun_other)));
 	if (route_own.ifindex)
-		monitor_line(msg, sizeof(msg), &len, "monitor: a default route into the tunnel",
+		monitor_line(buf, cap, &len, "monitor: a default route into the tunnel",
 			     ps_raw_request(&route_own, sizeof(route_own)));
-	monitor_line(msg, sizeof(msg), &len, "monitor: the MTU of lo (not sitd's device)",
+	monitor_line(buf, cap, &len, "monitor: the MTU of lo (not sitd's device)",
 		     ps_raw_request(&mtu_lo, sizeof(mtu_lo)));
-	monitor_line(msg, sizeof(msg), &len, "monitor: an address on ifindex 1 (lo)",
+	monitor_line(buf, cap, &len, "monitor: an address on ifindex 1 (lo)",
 		     ps_raw_request(&addr_lo, sizeof(addr_lo)));
-	monitor_line(msg, sizeof(msg), &len, "monitor: a malformed request",
+	monitor_line(buf, cap, &len, "monitor: a malformed request",
 		     ps_raw_request(junk, sizeof(junk)));
-	return reply(c, msg);
+	return len;
 }

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control thread.  It parses nothing from the network; it starts the tunnels, drops
- * privileges, starts the workers, and then serves, one poll() at a time: signals (SIGUSR1
+ * The control thread: setup, then the poll loop.  It parses nothing from the network; it
+ * opens the control socket, forks the monitor off (privsep.h), drops privileges, starts
+ * the tunnels and the workers, and then serves, one poll() at a time: signals (SIGUSR1
  * prints the counters, SIGHUP reloads the file, SIGTERM stops and leaves the devices for
  * the next start, SIGINT stops and removes them), link notifications, a one-second tick
- * (path MTU refresh, ISATAP's router solicitations), and control clients.  Clients are served without blocking: each has a total deadline and
- * the number at once is capped, so one that dribbles or never reads holds up nobody.
+ * (path MTU refresh, ISATAP's router solicitations), and control clients (control.c).
  */
 #include "cmd/server.h"
-#include "cmd/server_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -22,27 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <time.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <unistd.h>
 
-#include "proto/cli.h"
-#include "proto/config.h"
-#include "os/ctl.h"
+#include "cmd/server_int.h"
 #include "daemon/daemon.h"
+#include "os/ctl.h"
 #include "os/log.h"
 #include "priv/priv.h"
-#include "proto/privmsg.h"
 #include "priv/privsep.h"
-#include "proto/request.h"
 #include "proto/show.h"
-
-/* ---- the loop ---------------------------------------------------------------------- */
 
 static void print_stats(struct server *s)
 {
@@ -53,7 +39,7 @@ static void print_stats(struct server *s)
 		struct sitd_stats st;
 		struct sitd_show_tunnel one = { .conf = tunnel_conf(t), .stats = &st,
 						.path_mtu = tunnel_path_mtu(t) };
-		char buf[SHOW_PER_TUNNEL];
+		char buf[REQUESTS_SHOW_PER_TUNNEL];
 
 		tunnel_stats(t, &st);
 		sitd_show_format(buf, sizeof(buf), &one, 1, true, false);
@@ -89,7 +75,7 @@ static const char *packet_user(const char *asked)
 static struct sitd_conf *monitor_load(const char *path, unsigned *n)
 {
 	char err[400];
-	struct sitd_conf *c = server_load_config(path, -1, n, err, sizeof(err));
+	struct sitd_conf *c = reload_load_config(path, -1, n, err, sizeof(err));
 
 	if (!c)
 		log_warnx("monitor: %s", err);
@@ -142,7 +128,7 @@ static void listen_ctl(struct server *s, const struct sitd_conf *c)
  * packet process drops everything before it opens anything: its devices and sockets come
  * from the monitor at start as on a reload, by one path.
  */
-static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
+static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 {
 	const struct server_opts *o = s->o;
 	struct itimerspec tick = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
@@ -194,7 +180,6 @@ static int setup(struct server *s, const struct sitd_conf *c, unsigned n)
 		log_info("%s: running", c[i].name);
 	log_info("%u tunnel(s), %u worker(s), control socket %s, as uid %u", n,
 		 daemon_workers(s->d), s->ctl.path, (unsigned)getuid());
-	return 0;
 }
 
 int server_main(const struct server_opts *o)
@@ -205,7 +190,7 @@ int server_main(const struct server_opts *o)
 	char err[400];
 
 	if (o->config) {
-		c = server_load_config(o->config, -1, &n, err, sizeof(err));
+		c = reload_load_config(o->config, -1, &n, err, sizeof(err));
 		if (!c) {
 			fprintf(stderr, "sitd: %s\n", err);
 			return 2;
@@ -221,29 +206,22 @@ int server_main(const struct server_opts *o)
 	ps_ready();
 
 	for (;;) {
-		struct pollfd p[CLIENTS_MAX + 4];
+		struct pollfd p[CONTROL_CLIENTS_MAX + 4];
 		unsigned np = s.nc, base = s.nc;
 		struct signalfd_siginfo si;
-		int timeout = -1;
-		int64_t now = ms_now();
+		/* Clients first (control_poll walks p[0 .. nc)), then the fixed ones. */
+		int timeout = control_pollfds(&s, p);
 
-		/* Clients first (client_poll walks p[0 .. nc)), then the fixed ones. */
-		for (unsigned i = 0; i < s.nc; i++) {
-			p[i] = (struct pollfd){ .fd = s.c[i].fd,
-						.events = s.c[i].out ? POLLOUT : POLLIN };
-			if (timeout < 0 || s.c[i].deadline - now < timeout)
-				timeout = s.c[i].deadline > now ? (int)(s.c[i].deadline - now) : 0;
-		}
 		p[np++] = (struct pollfd){ .fd = s.sig_fd, .events = POLLIN };
 		p[np++] = (struct pollfd){ .fd = s.tick_fd, .events = POLLIN };
 		p[np++] = (struct pollfd){ .fd = daemon_netlink_fd(s.d), .events = POLLIN };
 		/* At the cap, new clients wait in the backlog. */
-		p[np++] = (struct pollfd){ .fd = s.nc < CLIENTS_MAX ? s.ctl.fd : -1, .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = s.nc < CONTROL_CLIENTS_MAX ? s.ctl.fd : -1, .events = POLLIN };
 		if (poll(p, np, timeout) < 0 && errno != EINTR)
 			log_warn("poll");
-		client_poll(&s, p);
+		control_poll(&s, p);
 		if (p[base + 3].revents & POLLIN)
-			client_accept(&s);
+			control_accept(&s);
 		if (p[base + 2].revents & POLLIN)
 			daemon_netlink_read(s.d);
 		if (p[base + 1].revents & POLLIN) {
@@ -257,7 +235,7 @@ int server_main(const struct server_opts *o)
 		if (si.ssi_signo == SIGUSR1) {
 			print_stats(&s);
 		} else if (si.ssi_signo == SIGHUP) {
-			if (reload(&s, err, sizeof(err)) < 0)
+			if (reload_run(&s, err, sizeof(err)) < 0)
 				log_warnx("reload: %s", err);
 		} else {
 			/*
@@ -270,8 +248,7 @@ int server_main(const struct server_opts *o)
 			log_info("%s, stopping; the devices %s", term ? "SIGTERM" : "SIGINT",
 				 term ? "stay" : "are removed");
 			print_stats(&s);
-			while (s.nc)
-				client_close(&s, 0);
+			control_close_all(&s);
 			/* The monitor removes the control socket once this process is gone. */
 			daemon_free(s.d, term ? DAEMON_KEEP : DAEMON_DELETE);
 			return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The daemon's control thread: start every tunnel, drop privileges, then serve signals,
- * the control socket and reloads until SIGINT or SIGTERM.
+ * the control socket and reloads until SIGINT or SIGTERM (server.c; its parts in
+ * server_int.h).
  */
 #ifndef SITD_SERVER_H
 #define SITD_SERVER_H
@@ -24,9 +25,5 @@ struct server_opts {
 
 /* Runs until stopped; returns the exit status. */
 int server_main(const struct server_opts *o);
-
-/* Read (from fd when >= 0, which it takes) and parse the configuration file; NULL (with a message in err) on any error. */
-struct sitd_conf *server_load_config(const char *path, int fd, unsigned *n, char *err,
-				     size_t errlen);
 
 #endif

@@ -1,37 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the control thread (server.h): the state its files share and what each
- * offers the others.  server.c runs the loop, control.c the clients, requests.c the
- * answers, reload.c the configuration file, sandbox.c the self-check.
+ * Inside the control thread (server.h): the state its files share and what each offers
+ * the others.  Calls run one way: server.c (setup, the loop) -> control.c (the clients)
+ * -> requests.c (the answers) -> reload.c (the file), sandbox.c (the self-check).
+ * Functions return 0 or -errno unless said otherwise.
  */
 #ifndef SITD_SERVER_INT_H
 #define SITD_SERVER_INT_H
 
 #include <poll.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "cmd/server.h"
 #include "os/ctl.h"
-#include "proto/request.h"
+
+struct sitd_daemon;
 
 enum {
-	CONFIG_MAX = 16 << 20,
-	CLIENTS_MAX = 16,
-	CLIENT_DEADLINE_MS = 2000,	/* to send the request and read the whole answer */
-	REQUEST_MAX = 256,
-	SHOW_PER_TUNNEL = 12288,	/* bytes of show -s -j for one tunnel at its most, with room:
-					 * counters, 8 addresses, 16 routes, 16 PRL routers */
+	CONTROL_CLIENTS_MAX = 16,
+	CONTROL_REQUEST_MAX = 256,
+	REQUESTS_SHOW_PER_TUNNEL = 12288,	/* bytes of show -s -j for one tunnel at its
+						 * most, with room: counters, 8 addresses,
+						 * 16 routes, 16 PRL routers */
 };
 
-struct client {
+/* One client of the control socket: its request line coming in, then its answer going out. */
+struct control_client {
 	int fd;
-	uid_t uid;
-	int64_t deadline;
+	uid_t uid;			/* SO_PEERCRED's, not what the client says */
+	int64_t deadline;		/* ms, CLOCK_MONOTONIC */
 	size_t inlen;
-	char in[REQUEST_MAX];
+	char in[CONTROL_REQUEST_MAX];
 	char *out;			/* the answer, once the request is in */
 	size_t outlen, outoff;
 };
@@ -41,24 +42,46 @@ struct server {
 	struct sitd_daemon *d;
 	struct ctl_listener ctl;
 	int sig_fd, tick_fd;
-	struct client c[CLIENTS_MAX];
+	struct control_client c[CONTROL_CLIENTS_MAX];
 	unsigned nc;
 };
 
-/* control.c */
-int64_t ms_now(void);
-void client_close(struct server *s, unsigned i);
-void client_accept(struct server *s);
-void client_poll(struct server *s, struct pollfd *p);
+/* ---- control.c ---- */
 
-/* requests.c */
-int reply(struct client *c, const char *text);
-void answer(struct server *s, struct client *c);
+/* The clients' pollfds into p[0 .. s->nc); the poll timeout (ms, -1: none) their deadlines allow. */
+int control_pollfds(const struct server *s, struct pollfd *p);
 
-/* reload.c */
-int reload(struct server *s, char *err, size_t errlen);
+/* After poll(): serve the clients of p[0 .. nc), closing those done or past their deadline. */
+void control_poll(struct server *s, struct pollfd *p);
 
-/* sandbox.c */
-int req_sandbox(struct server *s, struct client *c, const struct sitd_request *req);
+/* Take the waiting connections, up to the cap. */
+void control_accept(struct server *s);
+
+void control_close_all(struct server *s);
+
+/* ---- requests.c ---- */
+
+/* Answer c->in, a whole line, into c->out.  -ENOMEM when not even an error fits. */
+int requests_answer(struct server *s, struct control_client *c);
+
+/* c->out = a copy of text.  -ENOMEM: no answer. */
+int requests_reply(struct control_client *c, const char *text);
+
+/* ---- reload.c ---- */
+
+/*
+ * Read (from fd when >= 0, which it takes) and parse the configuration file; NULL, with
+ * a message in err, on any error.  The array (*n tunnels) is the caller's to free.
+ */
+struct sitd_conf *reload_load_config(const char *path, int fd, unsigned *n, char *err,
+				     size_t errlen);
+
+/* Re-read s->o->config and apply what changed; -errno with a message in err. */
+int reload_run(struct server *s, char *err, size_t errlen);
+
+/* ---- sandbox.c ---- */
+
+/* The self-check's report, a NUL-terminated text into buf; its length. */
+size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap);
 
 #endif
