@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The client side of the control socket: `sitd show`, `status`, `reload`, `sandbox`.  The
- * words are checked with the daemon's own parser (request.c) before anything is sent.
+ * The client side of the control socket: `sitd show`, `status` and the other subcommands
+ * of request.h's table.  The words are checked with the daemon's own parser (request.c)
+ * before anything is sent.
  * Without -S, every daemon of this network namespace is asked, in its directory (ctl.h).
  */
 #include "cmd/client.h"
@@ -17,14 +18,9 @@
 
 enum { REQUEST_MAX = 256, ANSWER_MS = 10000 };
 
-static const char *const commands[] = { "show", "status", "reload", "sandbox", "6rd", "prl" };
-
 bool client_is_command(const char *word)
 {
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(commands[i], word))
-			return true;
-	return false;
+	return sitd_request_cmd_find(word, strlen(word)) != NULL;
 }
 
 /* One daemon asked, its answer printed: 0, or -errno (said on stderr). */

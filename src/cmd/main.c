@@ -2,9 +2,10 @@
 /*
  * sitd: the Linux kernel's SIT and IPIP tunnels in userspace.
  *
- * The options, then either a subcommand (a client of a running sitd, client.c) or the
- * tunnels to run (the daemon, server.c): one from the command line in `ip tunnel add`
- * grammar, or many from -c FILE.
+ * The options, then either a subcommand (a client of a running sitd, client.c; the
+ * subcommands are request.h's table, which the usage prints too) or the tunnels to run
+ * (the daemon, server.c): one from the command line in `ip tunnel add` grammar, or many
+ * from -c FILE.
  */
 #include <grp.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "proto/cli.h"
+#include "proto/request.h"
 #include "cmd/client.h"
 #include "cmd/server.h"
 
@@ -28,14 +30,16 @@ static void usage(FILE *f)
 	      "            [[no]encap-csum] [nogso] [nogro]\n"
 	      "            [6rd-prefix P/L] [6rd-relay_prefix A/L] [prl-default A] [prl-nodefault A]\n"
 	      "            [address PREFIX]... [route PREFIX [via ADDR] [metric N] [table T]]...\n"
-	      "       sitd [OPTIONS] -c FILE\n"
-	      "       sitd [-S PATH] show [-s] [-j] [NAME]\n"
-	      "       sitd [-S PATH] status [-j]\n"
-	      "       sitd [-S PATH] reload\n"
-	      "       sitd [-S PATH] sandbox\n"
-	      "       sitd [-S PATH] 6rd dev NAME {6rd-prefix P/L 6rd-relay_prefix A/L | 6rd-reset}\n"
-	      "       sitd [-S PATH] prl dev NAME {prl-default|prl-nodefault|prl-delete} A\n"
-	      "       sitd {-V|--version|-h|--help}\n"
+	      "       sitd [OPTIONS] -c FILE\n",
+	      f);
+	/* The subcommands, from the table the client and the daemon read (request.h). */
+	for (size_t k = 0; k < SITD_REQ_COUNT; k++) {
+		const struct sitd_request_cmd *cmd = &sitd_request_cmds[k];
+
+		fprintf(f, "       sitd [-S PATH] %s%s%s\n", cmd->name, cmd->usage[0] ? " " : "",
+			cmd->usage);
+	}
+	fputs("       sitd {-V|--version|-h|--help}\n"
 	      "OPTIONS: -S PATH  control socket (default /run/sitd/ns-INODE/NAME.sock, NAME the\n"
 	      "                  tunnel's, or with -c the file's name without .conf)\n"
 	      "         -u USER  run as USER once everything is open\n"

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The control protocol's requests (request.h): the subcommand table, the parser, the line. */
 #include "proto/request.h"
 
 #include <arpa/inet.h>
@@ -6,19 +7,32 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct {
-	const char *word;
-	enum sitd_req kind;
-	const char *flags;	/* the flag letters it takes */
-	bool name;		/* may name a tunnel */
-} reqs[] = {
-	{ "show", SITD_REQ_SHOW, "sj", true },
-	{ "status", SITD_REQ_STATUS, "j", false },
-	{ "reload", SITD_REQ_RELOAD, "", false },
-	{ "sandbox", SITD_REQ_SANDBOX, "", false },
-	{ "6rd", SITD_REQ_6RD, "", false },
-	{ "prl", SITD_REQ_PRL, "", false },
+/* The one list of subcommands (request.h): parser, client, --help and root check read it. */
+const struct sitd_request_cmd sitd_request_cmds[SITD_REQ_COUNT] = {
+	[SITD_REQ_SHOW] = { .kind = SITD_REQ_SHOW, .name = "show", .usage = "[-s] [-j] [NAME]",
+			    .flags = "sj", .takes_name = true },
+	[SITD_REQ_STATUS] = { .kind = SITD_REQ_STATUS, .name = "status", .usage = "[-j]",
+			      .flags = "j" },
+	[SITD_REQ_RELOAD] = { .kind = SITD_REQ_RELOAD, .name = "reload", .usage = "",
+			      .root_only = true, .flags = "" },
+	[SITD_REQ_SANDBOX] = { .kind = SITD_REQ_SANDBOX, .name = "sandbox", .usage = "",
+			       .flags = "" },
+	[SITD_REQ_6RD] = { .kind = SITD_REQ_6RD, .name = "6rd",
+			   .usage = "dev NAME {6rd-prefix P/L 6rd-relay_prefix A/L | 6rd-reset}",
+			   .root_only = true, .flags = "" },
+	[SITD_REQ_PRL] = { .kind = SITD_REQ_PRL, .name = "prl",
+			   .usage = "dev NAME {prl-default|prl-nodefault|prl-delete} A",
+			   .root_only = true, .flags = "" },
 };
+
+const struct sitd_request_cmd *sitd_request_cmd_find(const char *word, size_t len)
+{
+	for (size_t k = 0; k < SITD_REQ_COUNT; k++)
+		if (strlen(sitd_request_cmds[k].name) == len &&
+		    !memcmp(sitd_request_cmds[k].name, word, len))
+			return &sitd_request_cmds[k];
+	return NULL;
+}
 
 enum { WORDS_6RD = 16, WORD_6RD = 64 };
 
@@ -83,39 +97,35 @@ static bool valid_name(const char *w, size_t len)
 
 int sitd_request_parse(const char *line, size_t len, struct sitd_request *r, char *err, size_t errlen)
 {
-	size_t i = 0, k;
-	int which = -1;
+	const struct sitd_request_cmd *cmd = NULL;
+	size_t i = 0, k, start;
 
 	memset(r, 0, sizeof(*r));
-	size_t start;
-
 	for (int word = 0; next_word(line, len, &i, &start); word++) {
 		k = i - start;
 		if (word == 0) {
-			for (size_t q = 0; q < sizeof(reqs) / sizeof(reqs[0]); q++)
-				if (strlen(reqs[q].word) == k && !memcmp(reqs[q].word, line + start, k))
-					which = (int)q;
-			if (which < 0)
+			cmd = sitd_request_cmd_find(line + start, k);
+			if (!cmd)
 				return fail(err, errlen, "unknown request", line + start, k);
-			r->kind = reqs[which].kind;
+			r->kind = cmd->kind;
 			if (r->kind == SITD_REQ_6RD || r->kind == SITD_REQ_PRL)
 				return parse_words(line + i, len - i, r, err, errlen);
 			continue;
 		}
 		if (k == 2 && line[start] == '-' && line[start + 1] &&
-		    strchr(reqs[which].flags, line[start + 1])) {
+		    strchr(cmd->flags, line[start + 1])) {
 			if (line[start + 1] == 's')
 				r->stats = true;
 			else
 				r->json = true;
 			continue;
 		}
-		if (!reqs[which].name || r->name[0] || line[start] == '-' || !valid_name(line + start, k))
+		if (!cmd->takes_name || r->name[0] || line[start] == '-' || !valid_name(line + start, k))
 			return fail(err, errlen, "unexpected", line + start, k);
 		memcpy(r->name, line + start, k);
 		r->name[k] = '\0';
 	}
-	if (which < 0) {
+	if (!cmd) {
 		snprintf(err, errlen, "empty request");
 		return -1;
 	}
@@ -124,7 +134,6 @@ int sitd_request_parse(const char *line, size_t len, struct sitd_request *r, cha
 
 size_t sitd_request_format(const struct sitd_request *r, char *buf, size_t cap)
 {
-	const char *word = "show";
 	int n;
 
 	if (r->kind == SITD_REQ_PRL) {
@@ -158,10 +167,8 @@ size_t sitd_request_format(const struct sitd_request *r, char *buf, size_t cap)
 		return (size_t)n < cap ? (size_t)n : cap - 1;
 	}
 
-	for (size_t q = 0; q < sizeof(reqs) / sizeof(reqs[0]); q++)
-		if (reqs[q].kind == r->kind)
-			word = reqs[q].word;
-	n = snprintf(buf, cap, "%s%s%s%s%s", word, r->stats ? " -s" : "", r->json ? " -j" : "",
+	n = snprintf(buf, cap, "%s%s%s%s%s",
+		     r->kind < SITD_REQ_COUNT ? sitd_request_cmds[r->kind].name : "show", r->stats ? " -s" : "", r->json ? " -j" : "",
 		     r->name[0] ? " " : "", r->name);
 	if (n < 0 || !cap)
 		return 0;

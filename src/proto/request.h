@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control protocol's requests: one line, words separated by spaces.
- *
- *	show [-s] [-j] [NAME]	settings, -s with the counters, -j as JSON
- *	status [-j]		the process: workers, outer paths, drops for no tunnel
- *	reload			re-read the configuration file (root only, server.c)
- *	sandbox			is the seccomp filter in force?
- *	6rd dev NAME ...	a tunnel's 6rd settings, as `ip tunnel 6rd` (root only)
- *	prl dev NAME ...	an ISATAP tunnel's PRL, as `ip tunnel prl` (root only)
+ * The control protocol's requests: one line, words separated by spaces, the first the
+ * subcommand's name.  The subcommands are one table, sitd_request_cmds: the parser reads
+ * it, the client (client.c) knows its words from it, `sitd --help` prints its usage, and
+ * the daemon (requests.c) refuses its root-only ones to any other uid.
  *
  * Parsed by the daemon from whoever may connect, so pure and fuzzed: no I/O, and a
  * request either parses whole or is refused with a message.
@@ -21,8 +17,31 @@
 #include "core/conf.h"
 #include "core/sixrd.h"
 
-enum sitd_req { SITD_REQ_SHOW, SITD_REQ_STATUS, SITD_REQ_RELOAD, SITD_REQ_SANDBOX, SITD_REQ_6RD,
-	       SITD_REQ_PRL };
+enum sitd_req {
+	SITD_REQ_SHOW,		/* settings, -s with the counters, -j as JSON */
+	SITD_REQ_STATUS,	/* the process: workers, outer paths, drops for no tunnel */
+	SITD_REQ_RELOAD,	/* re-read the configuration file */
+	SITD_REQ_SANDBOX,	/* the seccomp filter and the monitor's checks, tried */
+	SITD_REQ_6RD,		/* a tunnel's 6rd settings, as `ip tunnel 6rd` */
+	SITD_REQ_PRL,		/* an ISATAP tunnel's PRL, as `ip tunnel prl` */
+	SITD_REQ_COUNT		/* not a request: how many there are */
+};
+
+/* One subcommand. */
+struct sitd_request_cmd {
+	enum sitd_req kind;
+	const char *name;	/* its first word */
+	const char *usage;	/* the words after it, for --help ("" when none) */
+	bool root_only;		/* it changes something: uid 0 only, by SO_PEERCRED */
+	const char *flags;	/* the flag letters it takes (-s, -j) */
+	bool takes_name;	/* may name a tunnel */
+};
+
+/* Every subcommand, indexed by kind. */
+extern const struct sitd_request_cmd sitd_request_cmds[SITD_REQ_COUNT];
+
+/* The subcommand whose name is word[0 .. len), or NULL. */
+const struct sitd_request_cmd *sitd_request_cmd_find(const char *word, size_t len);
 
 struct sitd_request {
 	enum sitd_req kind;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The control protocol's requests (request.h): what each kind accepts, what is refused
- * and with which message, and the line the client sends for it.
+ * and with which message, the line the client sends for it, and the subcommand table.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,12 +113,52 @@ static void small_buffers(void **state)
 	assert_string_equal(line, "show ");
 }
 
+/*
+ * The subcommand table: every kind has its entry at its own index, a name the parser
+ * takes and the finder gives back, and a usage for --help; the ones that change
+ * something are root only, the others not.
+ */
+static void table(void **state)
+{
+	static const bool root[SITD_REQ_COUNT] = { [SITD_REQ_RELOAD] = true, [SITD_REQ_6RD] = true,
+						   [SITD_REQ_PRL] = true };
+
+	(void)state;
+	for (size_t k = 0; k < SITD_REQ_COUNT; k++) {
+		const struct sitd_request_cmd *cmd = &sitd_request_cmds[k];
+		struct sitd_request r;
+		char err[128];
+
+		assert_non_null(cmd->name);
+		assert_non_null(cmd->usage);
+		assert_non_null(cmd->flags);
+		assert_int_equal(cmd->kind, k);
+		assert_int_equal(cmd->root_only, root[k]);
+		assert_ptr_equal(sitd_request_cmd_find(cmd->name, strlen(cmd->name)), cmd);
+		/* 6rd and prl need their words: the name alone is refused, as that kind. */
+		if (k == SITD_REQ_6RD || k == SITD_REQ_PRL) {
+			assert_int_equal(sitd_request_parse(cmd->name, strlen(cmd->name), &r, err,
+							    sizeof(err)), -1);
+			assert_int_equal(r.kind, k);
+		} else {
+			assert_int_equal(sitd_request_parse(cmd->name, strlen(cmd->name), &r, err,
+							    sizeof(err)), 0);
+			assert_int_equal(r.kind, k);
+		}
+	}
+	assert_null(sitd_request_cmd_find("sho", 3));
+	assert_null(sitd_request_cmd_find("shows", 5));
+	assert_null(sitd_request_cmd_find("", 0));
+	assert_ptr_equal(sitd_request_cmd_find("status -j", 6), &sitd_request_cmds[SITD_REQ_STATUS]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(accepted),
 		cmocka_unit_test(refused),
 		cmocka_unit_test(small_buffers),
+		cmocka_unit_test(table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
