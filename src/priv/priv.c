@@ -351,6 +351,8 @@ void priv_drop_child(const char *user, pid_t monitor)
 
 void priv_drop_monitor(pid_t child)
 {
+	/* The devices, addresses and routes; raw and AF_PACKET sockets; UDP ports below 1024
+	 * (encap-dport); and kill(2) of the packet process, another uid. */
 	static const cap_value_t keep[] = { CAP_NET_ADMIN, CAP_NET_RAW, CAP_NET_BIND_SERVICE,
 					     CAP_KILL };
 

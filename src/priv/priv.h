@@ -5,11 +5,13 @@
  * a clear message.
  *
  * The packet process: becomes `user` (when given and sitd runs as root), stops when its
- * monitor is gone (SIGTERM), keeps no capability at all, sets no_new_privs and allows only the system calls it makes, some
- * with their arguments checked (seccomp, the equivalent of OpenBSD's pledge).
+ * monitor is gone (SIGTERM), keeps no capability at all, sets no_new_privs and allows
+ * only the system calls it makes, some with their arguments checked (seccomp, the
+ * equivalent of OpenBSD's pledge).
  *
  * The monitor: keeps uid 0 (to open a /dev/net/tun of mode 0600) with CAP_NET_ADMIN,
- * CAP_NET_RAW and CAP_NET_BIND_SERVICE, of those it has, and a filter of its own.
+ * CAP_NET_RAW, CAP_NET_BIND_SERVICE and CAP_KILL (to forward signals to the packet
+ * process, which runs as another uid), of those it has, and a filter of its own.
  *
  * A call a filter refuses fails with EPERM, is counted, and is logged once per system
  * call: a path missed here fails like any refused call, visibly, and a tunnel other hosts
