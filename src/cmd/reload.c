@@ -113,9 +113,8 @@ int reload_run(struct server *s, char *err, size_t errlen)
 	/* Read as the monitor opens it: the packet process may not read a file of mode 0600. */
 	fd = ps_config_open();
 	if (fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", s->o->config, strerror(-r));
-		return r;
+		snprintf(err, errlen, "%s: %s", s->o->config, strerror(-fd));
+		return fd;
 	}
 	next = reload_load_config(s->o->config, fd, &n, err, errlen);
 	if (!next)

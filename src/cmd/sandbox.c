@@ -44,11 +44,11 @@ static void probe_line(char *buf, size_t cap, size_t *len, const char *what, lon
 	    r < 0 && e == EPERM ? "refused" : "allowed", r < 0 ? strerror(e) : "done");
 }
 
-/* A request to the monitor: refused with any errno, or allowed (the stanza asks for it). */
+/* A request to the monitor: refused with any -errno, or allowed (the stanza asks for it). */
 static void monitor_line(char *buf, size_t cap, size_t *len, const char *what, int e)
 {
 	add(buf, cap, len, "  %-50s %s (%s)\n", what, e ? "refused" : "allowed",
-	    e ? strerror(e) : "done");
+	    e ? strerror(-e) : "done");
 }
 
 /* This process's uid and effective capabilities, as the kernel reports them. */

@@ -136,6 +136,7 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	bool *ok = calloc(n, sizeof(*ok));
 	sigset_t set;
 	pid_t monitor;
+	int e;
 
 	if (!ok)
 		log_fatalx("out of memory");
@@ -149,8 +150,10 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	monitor = getpid();
-	if (privsep_start(o->config, monitor_load, c, n, &s->ctl) < 0) {
+	e = privsep_start(o->config, monitor_load, c, n, &s->ctl);
+	if (e < 0) {
 		ctl_unlink(&s->ctl);
+		errno = -e;
 		log_fatal("cannot start the monitor");
 	}
 	priv_drop_child(user, monitor);

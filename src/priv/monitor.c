@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The monitor, the parent of privilege separation (privsep.h), as OpenBSD ntpd's parent:
- * its loop, and each request checked against its own state before it is served.
+ * its loop (the child's requests, the signals it forwards, the child's end), and each
+ * request checked against its own state before it is served: a TUN device only for a
+ * tunnel of the configuration as the monitor read it, a device change only on a device
+ * it opened, an address or route added only when that tunnel's stanza lists it.
+ * Functions return 0 or -errno (an fd: the fd or -errno); the answer carries a positive
+ * errno (privmsg.h).
  */
 #include "priv/privsep.h"
 
@@ -22,14 +27,12 @@
 #include <unistd.h>
 
 #include "os/log.h"
-#include "priv/privsep_int.h"
 #include "os/nl.h"
-#include "priv/priv.h"
-#include "proto/privmsg.h"
 #include "os/sock.h"
 #include "os/tun.h"
-
-/* ---- the monitor -------------------------------------------------------------------- */
+#include "priv/priv.h"
+#include "priv/privsep_int.h"
+#include "proto/privmsg.h"
 
 struct owned {
 	unsigned ifindex;
@@ -53,7 +56,7 @@ static int set_confs(const struct sitd_conf *c, unsigned n)
 	struct sitd_conf *copy = calloc(n ? n : 1, sizeof(*copy));
 
 	if (!copy)
-		return -1;
+		return -ENOMEM;
 	memcpy(copy, c, n * sizeof(*copy));
 	free(mon.confs);
 	mon.confs = copy;
@@ -196,14 +199,15 @@ static void notify_ready(void)
 
 static int icmp6_open(void)
 {
-	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), err;
+	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), e;
 	int hops = 255;	/* neighbour discovery is refused with any other (RFC 4861 6.1.1) */
 
-	if (fd >= 0 && setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof(hops)) < 0) {
-		err = errno;
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof(hops)) < 0) {
+		e = errno;
 		close(fd);
-		errno = err;
-		return -1;
+		return -e;
 	}
 	return fd;
 }
@@ -211,10 +215,16 @@ static int icmp6_open(void)
 static int refuse(const struct priv_req *r)
 {
 	log_warnx("monitor: %s refused: not a device sitd opened", priv_type_name(r->type));
-	return EPERM;
+	return -EPERM;
 }
 
-/* Do what r asks; an fd to pass in *fd; 0 or an errno. */
+/* An os/ call's fd, or -1 with errno, as fd or -errno. */
+static int fd_or_errno(int fd)
+{
+	return fd >= 0 ? fd : errno ? -errno : -EIO;
+}
+
+/* Do what r asks; an fd to pass in *fd; 0 or -errno. */
 static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 {
 	bool existed = false;
@@ -222,42 +232,43 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	int e;
 
 	*fd = -1;
+	errno = 0;
 	switch ((enum priv_type)r->type) {
 	case PRIV_TUN_OPEN:
 		if (!configured(r->name, NULL)) {
 			log_warnx("monitor: tun-open refused: \"%s\" is no tunnel of the configuration",
 				  r->name);
-			return EPERM;
+			return -EPERM;
 		}
-		*fd = tun_open(r->name, r->flag, &rep->offloads, &existed);
+		*fd = fd_or_errno(tun_open(r->name, r->flag, &rep->offloads, &existed));
 		rep->existed = existed;
 		if (*fd >= 0)
 			own(r->name);
 		break;
 	case PRIV_RAW_OPEN:
-		*fd = raw_open(r->proto);
+		*fd = fd_or_errno(raw_open(r->proto));
 		break;
 	case PRIV_RAW_SEND_OPEN:
-		*fd = raw_send_open();
+		*fd = fd_or_errno(raw_send_open());
 		break;
 	case PRIV_ICMP6_OPEN:
 		*fd = icmp6_open();
 		break;
 	case PRIV_UDP_RX_OPEN:
-		*fd = udp_rx_open(r->port);
+		*fd = fd_or_errno(udp_rx_open(r->port));
 		break;
 	case PRIV_UDP_TX_OPEN:
-		*fd = udp_tx_open(r->local, r->port, r->name, r->pmtudisc, r->flag);
+		*fd = fd_or_errno(udp_tx_open(r->local, r->port, r->name, r->pmtudisc, r->flag));
 		break;
 	case PRIV_CONFIG_OPEN:
 		if (!mon.config)
-			return ENOENT;
-		*fd = open(mon.config, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			return -ENOENT;
+		*fd = fd_or_errno(open(mon.config, O_RDONLY | O_CLOEXEC | O_NOCTTY));
 		break;
 	case PRIV_LINK_MTU:
 		if (!owned_name(r->name))
 			return refuse(r);
-		return link_set_mtu(r->name, r->mtu) < 0 ? errno : 0;
+		return link_set_mtu(r->name, r->mtu) < 0 ? -errno : 0;
 	case PRIV_LINK_UP:
 	case PRIV_ADDR:
 	case PRIV_ROUTE:
@@ -269,7 +280,7 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		    !configured(dev, r)) {
 			log_warnx("monitor: %s refused: not in %s's configuration",
 				  priv_type_name(r->type), dev);
-			return EPERM;
+			return -EPERM;
 		}
 		if (r->type == PRIV_LINK_UP)
 			e = nl_link_up(r->ifindex);
@@ -279,16 +290,19 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			e = nl_route(r->flag, r->ifindex, &r->route);
 		else
 			e = nl_isatap_setup(r->ifindex, r->token);
-		return -e;
+		return e;
 	case PRIV_READY:
 		notify_ready();
 		return 0;
 	case PRIV_PACKET_OPEN:
-		*fd = packet_open();
+		*fd = fd_or_errno(packet_open());
 		break;
 	}
-	if (*fd < 0)
-		return errno ? errno : EIO;
+	if (*fd < 0) {
+		e = *fd;
+		*fd = -1;
+		return e;
+	}
 	rep->has_fd = 1;
 	return 0;
 }
@@ -329,8 +343,7 @@ static void handle(const void *buf, size_t len)
 		log_warnx("monitor: a malformed request refused (%s)", why);
 		rep.err = EINVAL;
 	} else {
-		errno = 0;
-		rep.err = serve(&r, &rep, &fd);
+		rep.err = -serve(&r, &rep, &fd);
 	}
 	reply(&rep, fd);
 }
@@ -406,36 +419,16 @@ static _Noreturn void monitor(void)
 	}
 }
 
-int privsep_start(const char *config, privsep_load_fn load, const struct sitd_conf *conf,
-		  unsigned n, const struct ctl_listener *ctl)
+_Noreturn void monitor_run(int fd, pid_t child, const char *config, privsep_load_fn load,
+			  const struct sitd_conf *conf, unsigned n, const struct ctl_listener *ctl)
 {
-	int sv[2];
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -1;
-	/* Output written before the fork must not be written twice. */
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		chan = sv[1];
-		/* Its parent-death signal: priv_drop_child(), after the uid change. */
-		return 0;
-	}
-	close(sv[1]);
-	mon.fd = sv[0];
-	mon.child = pid;
+	mon.fd = fd;
+	mon.child = child;
 	mon.config = config;
 	mon.load = load;
 	mon.ctl = ctl;
 	if (set_confs(conf, n) < 0) {
-		kill(pid, SIGTERM);
+		kill(child, SIGTERM);
 		log_fatalx("monitor: out of memory");
 	}
 	monitor();

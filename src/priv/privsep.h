@@ -2,9 +2,10 @@
 /*
  * Privilege separation, as OpenBSD's daemons do it (doc/architecture.md, "Two processes").
  *
- * privsep_start() forks.  The parent becomes the monitor: it keeps uid 0 and only
- * CAP_NET_ADMIN, CAP_NET_RAW and CAP_NET_BIND_SERVICE, under a seccomp filter of its own,
- * and does nothing but answer the requests of privmsg.h, each checked twice: by
+ * privsep_start() (privsep.c) forks.  The parent becomes the monitor (monitor.c): it keeps
+ * uid 0 and only CAP_NET_ADMIN, CAP_NET_RAW, CAP_NET_BIND_SERVICE and CAP_KILL (priv.c),
+ * under a seccomp filter of its own, and does nothing but answer the requests of
+ * privmsg.h, each checked twice: by
  * priv_req_parse(), then against its own state: a TUN device is opened only for a tunnel
  * of the configuration (as the monitor read it), and a device request names a TUN
  * device the monitor opened, still that one.  It forwards SIGINT,
@@ -14,8 +15,8 @@
  * devices over.
  *
  * The child returns from privsep_start() and is the packet process.  It calls the ps_*
- * functions below for anything that needs privilege; each is one request and one answer,
- * serialised by a mutex.
+ * functions below (ps.c) for anything that needs privilege; each is one request and one
+ * answer, serialised by a mutex.
  */
 #ifndef SITD_PRIVSEP_H
 #define SITD_PRIVSEP_H
@@ -35,7 +36,7 @@
 typedef struct sitd_conf *(*privsep_load_fn)(const char *config, unsigned *n);
 
 /*
- * Forks; returns 0 in the child.  The monitor never returns.  -1 with errno on failure.
+ * Forks; returns 0 in the child.  The monitor never returns.  -errno on failure.
  * conf[0..n): the tunnels at start, from the file or the command line.
  */
 int privsep_start(const char *config, privsep_load_fn load, const struct sitd_conf *conf,
@@ -48,8 +49,10 @@ int ps_raw_send_open(void);
 int ps_icmp6_open(void);
 int ps_udp_rx_open(uint16_t port);
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
-int ps_config_open(void);
 int ps_packet_open(void);
+
+/* The -c file, opened read-only by the monitor (the packet process may not): fd or -errno. */
+int ps_config_open(void);
 
 /* As link_set_mtu(): 0, or -1 with errno set. */
 int ps_link_set_mtu(const char *name, unsigned mtu);
@@ -63,7 +66,7 @@ int ps_isatap_setup(unsigned ifindex, const uint8_t token[16]);
 /* Started: the monitor tells systemd (Type=notify wants it from the main pid). */
 void ps_ready(void);
 
-/* Any bytes as a request (the sandbox self-check): 0, or the errno of the refusal. */
+/* Any bytes as a request (the sandbox self-check): 0, or -errno (the refusal's). */
 int ps_raw_request(const void *buf, size_t len);
 
 #endif

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The packet process's side of privilege separation: the ps_* stubs of privsep.h, each
- * one request to the monitor and one answer, serialised by a mutex.
+ * one request to the monitor and one answer, serialised by a mutex (the control thread
+ * and the workers may ask at once).
+ *
+ * Inside, 0 or -errno (an fd: the fd or -errno).  The stubs the daemon calls keep their
+ * older conventions for now, as privsep.h says of each: legacy() converts.
  */
 #include "priv/privsep.h"
 
@@ -15,12 +19,15 @@
 #include "priv/privsep_int.h"
 #include "proto/privmsg.h"
 
-int chan = -1;			/* the child's end */
+static int chan = -1;			/* the child's end */
 static pthread_mutex_t chan_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* ---- the child's side ------------------------------------------------------------- */
+void ps_attach(int fd)
+{
+	chan = fd;
+}
 
-/* One request, one answer; *fd gets the descriptor that came along, if any. */
+/* One request, one answer; *fd gets the descriptor that came along, if any.  0 or -errno. */
 static int call(const void *req, size_t len, struct priv_rep *rep, int *fd)
 {
 	union cmsg_fd cbuf;
@@ -28,13 +35,12 @@ static int call(const void *req, size_t len, struct priv_rep *rep, int *fd)
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.buf,
 			    .msg_controllen = sizeof(cbuf.buf) };
 	ssize_t n;
+	int e = 0;
 
 	if (fd)
 		*fd = -1;
-	if (chan < 0) {
-		errno = ENOTCONN;
-		return -1;
-	}
+	if (chan < 0)
+		return -ENOTCONN;
 	pthread_mutex_lock(&chan_lock);
 	do
 		n = send(chan, req, len, MSG_NOSIGNAL);
@@ -44,13 +50,13 @@ static int call(const void *req, size_t len, struct priv_rep *rep, int *fd)
 			n = recvmsg(chan, &m, MSG_CMSG_CLOEXEC);
 		while (n < 0 && errno == EINTR);
 	}
+	if (n < 0)
+		e = errno;
 	pthread_mutex_unlock(&chan_lock);
 	if (n < 0)
-		return -1;
-	if (n != (ssize_t)sizeof(*rep)) {
-		errno = EPIPE;	/* the monitor is gone */
-		return -1;
-	}
+		return -e;
+	if (n != (ssize_t)sizeof(*rep))
+		return -EPIPE;	/* the monitor is gone */
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(int))) {
@@ -63,22 +69,37 @@ static int call(const void *req, size_t len, struct priv_rep *rep, int *fd)
 				close(got);
 		}
 	}
-	if (rep->err) {
-		errno = rep->err;
-		return -1;
-	}
-	if (rep->has_fd && fd && *fd < 0) {
-		errno = EPROTO;
-		return -1;
-	}
+	if (rep->err)
+		return -rep->err;
+	if (rep->has_fd && fd && *fd < 0)
+		return -EPROTO;
 	return 0;
 }
 
+/* The fd that came with the answer, or -errno. */
 static int call_fd(struct priv_req *r, struct priv_rep *rep)
 {
-	int fd;
+	int fd, e = call(r, sizeof(*r), rep, &fd);
 
-	return call(r, sizeof(*r), rep, &fd) < 0 ? -1 : fd;
+	return e < 0 ? e : fd;
+}
+
+/* A request that is its type alone, answered with an fd or -errno. */
+static int call_type_fd(enum priv_type type)
+{
+	struct priv_req r = { .type = (uint16_t)type };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+/* -errno as -1 with errno set, the convention of the stubs the daemon calls (privsep.h). */
+static int legacy(int r)
+{
+	if (r >= 0)
+		return r;
+	errno = -r;
+	return -1;
 }
 
 static void name_of(char dst[16], const char *src)
@@ -100,16 +121,7 @@ int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 		*offloads = rep.offloads;
 		*existed = rep.existed;
 	}
-	return fd;
-}
-
-/* A request that is its type alone, answered with an fd. */
-static int call_type_fd(enum priv_type type)
-{
-	struct priv_req r = { .type = (uint16_t)type };
-	struct priv_rep rep;
-
-	return call_fd(&r, &rep);
+	return legacy(fd);
 }
 
 int ps_raw_open(uint8_t proto)
@@ -117,17 +129,17 @@ int ps_raw_open(uint8_t proto)
 	struct priv_req r = { .type = PRIV_RAW_OPEN, .proto = proto };
 	struct priv_rep rep;
 
-	return call_fd(&r, &rep);
+	return legacy(call_fd(&r, &rep));
 }
 
 int ps_raw_send_open(void)
 {
-	return call_type_fd(PRIV_RAW_SEND_OPEN);
+	return legacy(call_type_fd(PRIV_RAW_SEND_OPEN));
 }
 
 int ps_icmp6_open(void)
 {
-	return call_type_fd(PRIV_ICMP6_OPEN);
+	return legacy(call_type_fd(PRIV_ICMP6_OPEN));
 }
 
 int ps_udp_rx_open(uint16_t port)
@@ -135,7 +147,7 @@ int ps_udp_rx_open(uint16_t port)
 	struct priv_req r = { .type = PRIV_UDP_RX_OPEN, .port = port };
 	struct priv_rep rep;
 
-	return call_fd(&r, &rep);
+	return legacy(call_fd(&r, &rep));
 }
 
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum)
@@ -145,12 +157,12 @@ int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_
 	struct priv_rep rep;
 
 	name_of(r.name, dev);
-	return call_fd(&r, &rep);
+	return legacy(call_fd(&r, &rep));
 }
 
 int ps_packet_open(void)
 {
-	return call_type_fd(PRIV_PACKET_OPEN);
+	return legacy(call_type_fd(PRIV_PACKET_OPEN));
 }
 
 int ps_config_open(void)
@@ -164,14 +176,14 @@ int ps_link_set_mtu(const char *name, unsigned mtu)
 	struct priv_rep rep;
 
 	name_of(r.name, name);
-	return call(&r, sizeof(r), &rep, NULL);
+	return legacy(call(&r, sizeof(r), &rep, NULL));
 }
 
 static int call_nl(struct priv_req *r)
 {
 	struct priv_rep rep;
 
-	return call(r, sizeof(*r), &rep, NULL) < 0 ? -errno : 0;
+	return call(r, sizeof(*r), &rep, NULL);
 }
 
 int ps_link_up(unsigned ifindex)
@@ -213,20 +225,20 @@ void ps_ready(void)
 {
 	struct priv_req r = { .type = PRIV_READY };
 	struct priv_rep rep;
+	int e = call(&r, sizeof(r), &rep, NULL);
 
-	if (call(&r, sizeof(r), &rep, NULL) < 0)
+	if (e < 0) {
+		errno = -e;
 		log_warn("cannot tell the monitor sitd is ready");
+	}
 }
 
 int ps_raw_request(const void *buf, size_t len)
 {
 	struct priv_rep rep;
-	int fd;
+	int fd, e = call(buf, len, &rep, &fd);
 
-	if (call(buf, len, &rep, &fd) == 0) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	return errno;
+	if (e == 0 && fd >= 0)
+		close(fd);
+	return e;
 }
