@@ -253,14 +253,6 @@ struct sitd_6rd_cmd {
 	unsigned relay_prefixlen;	/* 0..32 */
 };
 
-/*
- * `ip tunnel 6rd` after the word "6rd": dev NAME, 6rd-prefix P[/L], 6rd-relay_prefix
- * A[/L], 6rd-reset, in any order, words repeated the last wins (iproute2's do_6rd).  A
- * prefix or relay prefix not given is ::/0 or 0.0.0.0/0: one command sets both.  Returns
- * 0, or -1 with one line naming the bad argument in err.
- */
-int sitd_6rd_parse(int argc, const char *const *argv, struct sitd_6rd_cmd *cmd, char *err,
-		   size_t errlen);
 
 /* Apply a parsed command: sitd_6rd_set() or sitd_6rd_reset(); returns the setter's code. */
 int sitd_6rd_apply(struct sitd_6rd *r, const struct sitd_6rd_cmd *cmd);
@@ -276,14 +268,6 @@ struct sitd_prl_cmd {
 	uint32_t addr;			/* 0 (any, all, default, 0.0.0.0): delete = flush */
 	uint16_t flags;			/* SITD_PRL_DEFAULT for prl-default */
 };
-
-/*
- * `ip tunnel prl` after the word "prl": dev NAME and exactly one of prl-default ADDR,
- * prl-nodefault ADDR, prl-delete ADDR (iproute2's do_prl).  Returns 0, or -1 with one line
- * naming the bad argument in err.
- */
-int sitd_prl_parse(int argc, const char *const *argv, struct sitd_prl_cmd *cmd, char *err,
-		   size_t errlen);
 
 /* Apply a parsed command as the kernel's ipip6_tunnel_prl_ctl(): 0 or a negative errno. */
 int sitd_prl_apply(struct sitd_prl *p, const struct sitd_prl_cmd *cmd);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "proto/cli.h"
 #include "core/sixrd.h"
+#include "proto/sixrd_cmd.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The control protocol's requests (request.h): the subcommand table, the parser, the line. */
 #include "proto/request.h"
+#include "proto/sixrd_cmd.h"
 
 #include <arpa/inet.h>
 #include <stdint.h>

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/sixrd.h"
+#include "proto/sixrd_cmd.h"
 #include "core/wire.h"
 #include "fuzz.h"
 
