@@ -400,6 +400,8 @@ unsigned sitd_6rd_mtu_default(const struct sitd_conf *c, unsigned ipv4_mtu)
 	return sitd_mtu_default(c, ipv4_mtu);
 }
 
+/* ---- Commands ---- */
+
 int sitd_6rd_apply(struct sitd_6rd *r, const struct sitd_6rd_cmd *cmd)
 {
 	if (cmd->op == SITD_6RD_OP_RESET) {

@@ -2,8 +2,9 @@
 /*
  * The kernel sit's automatic tunnels, pure: 6to4 (RFC 3056) and 6rd (RFC 5969) address
  * mapping, the receive anti-spoofing checks, ISATAP (RFC 5214) sources and the Potential
- * Router List, the choice of the outer destination, and the `ip tunnel 6rd` / `ip tunnel
- * prl` grammars.  Each rule follows a function of net/ipv6/sit.c, named where it is used.
+ * Router List, the choice of the outer destination, and applying a parsed `ip tunnel 6rd`
+ * or `ip tunnel prl` command (the grammars: proto/sixrd_cmd.h).  Each rule follows a
+ * function of net/ipv6/sit.c, named where it is used.
  *
  * IPv4 addresses are uint32_t in host order of the wire bytes (rd32), as in conf.h; IPv6
  * addresses are 16 bytes in wire order.  Nothing here allocates: the PRL lives in storage
@@ -237,7 +238,7 @@ bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len);
 
 unsigned sitd_6rd_mtu_default(const struct sitd_conf *c, unsigned ipv4_mtu);
 
-/* ---- The grammars: ip tunnel 6rd ..., ip tunnel prl ... ---- */
+/* ---- Commands: ip tunnel 6rd ..., ip tunnel prl ... (parsed by proto/sixrd_cmd.h) ---- */
 
 enum sitd_6rd_op {
 	SITD_6RD_OP_SET = 1,		/* SIOCADD6RD: 6rd-prefix and/or 6rd-relay_prefix */

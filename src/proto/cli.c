@@ -284,7 +284,7 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			strcpy(c->dev, argv[i]);
 		} else if (!strcmp(a, "6rd-prefix") || !strcmp(a, "6rd-relay_prefix") ||
 			   !strcmp(a, "6rd-reset")) {
-			/* `ip tunnel 6rd`'s words, here in the tunnel's own line (sixrd.h). */
+			/* `ip tunnel 6rd`'s words, here in the tunnel's own line (proto/sixrd_cmd.h). */
 			if (n6rd + 2 > sizeof(rdw) / sizeof(rdw[0]))
 				return fail(err, errlen, "too many 6rd words");
 			rdw[n6rd++] = a;

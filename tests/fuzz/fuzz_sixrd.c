@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the automatic tunnels (src/core/sixrd.h).
+ * libFuzzer target: the automatic tunnels (src/core/sixrd.h) and their command grammars
+ * (src/proto/sixrd_cmd.h, modes 1 and 2).
  *
  * Input: [0] & 3 selects
  *	0  binary: [1] prefixlen, [2] relay_prefixlen, [3..18] prefix, [19..22] relay prefix,

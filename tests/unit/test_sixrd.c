@@ -4,8 +4,8 @@
  * bit-by-bit oracle for every prefix and relay length the kernel accepts, worked examples
  * (computed independently with Python's ipaddress), the setter's exact boundaries, the
  * receive anti-spoofing checks (packet_is_spoofed, only_dnatted, isatap_chksrc), the
- * outer destination choice (ipip6_tunnel_xmit), the PRL, the 6rd MTU and the `ip tunnel
- * 6rd` / `ip tunnel prl` grammars.
+ * outer destination choice (ipip6_tunnel_xmit), the PRL and the 6rd MTU.  The `ip tunnel
+ * 6rd` / `ip tunnel prl` grammars: test_sixrd_cmd.c.
  */
 #include <stdarg.h>
 #include <stddef.h>
