@@ -127,6 +127,464 @@ enum seen {
 	SEEN_REMCSUM = 1 << 12, SEEN_CSUM6 = 1 << 13,
 };
 
+/* One parse: the words, where it is, and what the checks after the words need. */
+struct cli {
+	int argc;
+	const char *const *argv;
+	int i;				/* the word being read */
+	int *bad;			/* the word to blame */
+	struct sitd_conf *c;
+	char *err;
+	size_t errlen;
+	unsigned seen;			/* enum seen: the keywords given */
+	unsigned n6rd;			/* rdw[0..n6rd): "dev", NAME, then the 6rd words */
+	const char *rdw[10];
+	int remote_any, rd_at;		/* where "remote any" and the last 6rd word were */
+};
+
+/* The keyword's value, the next word: NULL with the error written when there is none. */
+static const char *cli_value(struct cli *p)
+{
+	if (++p->i >= p->argc) {
+		*p->bad = p->i - 1;
+		fail(p->err, p->errlen, "\"%s\" needs a value", p->argv[p->i - 1]);
+		return NULL;
+	}
+	*p->bad = p->i;
+	return p->argv[p->i];
+}
+
+/*
+ * The keywords' parsers: kw is the keyword as written (an alias names itself in the
+ * error), p->i its index; each takes its value with cli_value().  0, or -1 with err.
+ */
+
+static int kw_mode(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	struct sitd_conf *c = p->c;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (!strcmp(a, "sit") || !strcmp(a, "ipv6/ip") || !strcmp(a, "ip6ip"))
+		c->mode = SITD_MODE_SIT;
+	else if (!strcmp(a, "ipip") || !strcmp(a, "ip/ip"))
+		c->mode = SITD_MODE_IPIP;
+	else if (!strcmp(a, "any"))
+		c->mode = SITD_MODE_ANY;
+	else if (!strcmp(a, "isatap"))
+		c->mode = SITD_MODE_SIT, c->isatap = true;
+	else
+		return fail(p->err, p->errlen,
+			    "unknown tunnel mode \"%s\": expected sit, ipip, any or isatap", a);
+	return 0;
+}
+
+static int kw_remote(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (!strcmp(a, "any")) {
+		/* NBMA: 6to4 / 6rd, each packet's remote from its destination. */
+		p->c->remote = 0;
+		p->remote_any = p->i;
+		return 0;
+	}
+	if (!parse_addr4(a, &p->c->remote) || !addr_is_unicast(p->c->remote))
+		return fail(p->err, p->errlen,
+			    "invalid \"remote\" address \"%s\": expected a unicast IPv4 address", a);
+	return 0;
+}
+
+static int kw_local(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (!strcmp(a, "any"))
+		p->c->local = 0;
+	else if (!parse_addr4(a, &p->c->local) || !addr_is_unicast(p->c->local))
+		return fail(p->err, p->errlen,
+			    "invalid \"local\" address \"%s\": expected a unicast IPv4 address or any", a);
+	return 0;
+}
+
+static int kw_ttl(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	unsigned long v;
+
+	if (!a)
+		return -1;
+	if (!strcmp(a, "inherit"))
+		p->c->ttl = 0;
+	else if (parse_uint(a, 0, 255, &v))
+		p->c->ttl = (uint8_t)v;
+	else
+		return fail(p->err, p->errlen, "invalid \"%s\" value \"%s\": expected 1..255 or inherit",
+			    kw, a);
+	return 0;
+}
+
+static int kw_tos(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p), *val = a;
+	unsigned long v;
+
+	if (!a)
+		return -1;
+	p->c->tos = 0;
+	if (!strncmp(val, "inherit", 7) && (val[7] == '\0' || val[7] == '/')) {
+		p->c->tos = SITD_TOS_INHERIT;
+		val = val[7] ? val + 8 : NULL;
+	}
+	if (val) {
+		if (!parse_uint(val, 16, 255, &v))
+			return fail(p->err, p->errlen,
+				    "invalid \"%s\" value \"%s\": expected 00..ff, inherit or inherit/00..ff",
+				    kw, a);
+		p->c->tos |= (uint8_t)v;
+	}
+	return 0;
+}
+
+static int kw_pmtudisc(struct cli *p, const char *kw)
+{
+	(void)kw;
+	p->c->pmtudisc = true;
+	return 0;
+}
+
+static int kw_nopmtudisc(struct cli *p, const char *kw)
+{
+	(void)kw;
+	p->c->pmtudisc = false;
+	return 0;
+}
+
+static int kw_encap(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (!strcmp(a, "fou"))
+		p->c->encap = SITD_ENCAP_FOU;
+	else if (!strcmp(a, "gue"))
+		p->c->encap = SITD_ENCAP_GUE;
+	else if (!strcmp(a, "none"))
+		p->c->encap = SITD_ENCAP_NONE;
+	else
+		return fail(p->err, p->errlen, "invalid \"encap\" type \"%s\": expected fou, gue or none", a);
+	return 0;
+}
+
+/* encap-sport and encap-dport: 1..65535, and for the source port auto (0). */
+static int encap_port(struct cli *p, const char *kw, bool sport, uint16_t *port)
+{
+	const char *a = cli_value(p);
+	unsigned long v;
+
+	if (!a)
+		return -1;
+	if (sport && !strcmp(a, "auto"))
+		v = 0;
+	else if (!parse_uint(a, 0, 65535, &v) || v == 0)
+		return fail(p->err, p->errlen, "invalid \"%s\" value \"%s\": expected 1..65535%s", kw, a,
+			    sport ? " or auto" : "");
+	*port = (uint16_t)v;
+	return 0;
+}
+
+static int kw_encap_sport(struct cli *p, const char *kw)
+{
+	return encap_port(p, kw, true, &p->c->encap_sport);
+}
+
+static int kw_encap_dport(struct cli *p, const char *kw)
+{
+	return encap_port(p, kw, false, &p->c->encap_dport);
+}
+
+static int kw_encap_csum(struct cli *p, const char *kw)
+{
+	(void)kw;
+	p->c->encap_csum = true;
+	return 0;
+}
+
+static int kw_noencap_csum(struct cli *p, const char *kw)
+{
+	(void)kw;
+	p->c->encap_csum = false;
+	return 0;
+}
+
+/* [no]encap-udp6-csum: only about an IPv6 outer header, which sit and ipip never have. */
+static int kw_ignored(struct cli *p, const char *kw)
+{
+	(void)p;
+	(void)kw;
+	return 0;
+}
+
+static int kw_encap_remcsum(struct cli *p, const char *kw)
+{
+	(void)kw;
+	return fail(p->err, p->errlen, "\"encap-remcsum\" is not supported: sitd sends GUE without options");
+}
+
+static int kw_nogso(struct cli *p, const char *kw)
+{
+	(void)kw;
+	p->c->nogso = true;
+	return 0;
+}
+
+static int kw_nogro(struct cli *p, const char *kw)
+{
+	(void)kw;
+	p->c->nogro = true;
+	return 0;
+}
+
+static int kw_dev(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (!valid_ifname(a))
+		return fail(p->err, p->errlen, "invalid \"dev\" name \"%s\"", a);
+	strcpy(p->c->dev, a);
+	return 0;
+}
+
+/*
+ * `ip tunnel 6rd`'s words, here in the tunnel's own line: collected, then read by
+ * sitd_6rd_parse() (proto/sixrd_cmd.h) once the name is known.
+ */
+static int kw_6rd(struct cli *p, const char *kw)
+{
+	if (p->n6rd + 2 > sizeof(p->rdw) / sizeof(p->rdw[0]))
+		return fail(p->err, p->errlen, "too many 6rd words");
+	p->rdw[p->n6rd++] = kw;
+	if (strcmp(kw, "6rd-reset")) {
+		const char *a = cli_value(p);
+
+		if (!a)
+			return -1;
+		p->rdw[p->n6rd++] = a;
+	}
+	p->rd_at = p->i;
+	return 0;
+}
+
+/* `ip tunnel prl`'s words, here in the tunnel's own line (RFC 5214, the Potential Router List). */
+static int kw_prl(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	struct sitd_conf *c = p->c;
+	uint32_t pa;
+
+	if (!a)
+		return -1;
+	if (c->nprl == SITD_PRL_MAX)
+		return fail(p->err, p->errlen, "more than %d PRL routers", SITD_PRL_MAX);
+	if (!parse_addr4(a, &pa) || !addr_is_unicast(pa))
+		return fail(p->err, p->errlen, "invalid \"%s\" address \"%s\": expected a unicast IPv4 address",
+			    kw, a);
+	for (unsigned k = 0; k < c->nprl; k++)
+		if (c->prl[k].addr == pa)
+			return fail(p->err, p->errlen, "\"%s\" given twice in the PRL", a);
+	c->prl[c->nprl].addr = pa;
+	c->prl[c->nprl++].flags = strcmp(kw, "prl-default") ? 0 : SITD_PRL_DEFAULT;
+	return 0;
+}
+
+static int kw_address(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	struct sitd_conf *c = p->c;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (c->naddrs == SITD_MAX_ADDRS)
+		return fail(p->err, p->errlen, "more than %d \"address\"", SITD_MAX_ADDRS);
+	if (!parse_prefix(a, &c->addrs[c->naddrs]))
+		return fail(p->err, p->errlen, "invalid \"address\" \"%s\": expected ADDR[/LEN], IPv6 or IPv4",
+			    a);
+	c->naddrs++;
+	return 0;
+}
+
+/* A route's own words after its prefix: via, metric, table (ip-route(8)'s). */
+static int route_words(struct cli *p, struct sitd_route *r)
+{
+	while (p->i + 1 < p->argc) {
+		const char *w = p->argv[p->i + 1], *a;
+		unsigned long v;
+		uint8_t b[16];
+
+		if (strcmp(w, "via") && strcmp(w, "metric") && strcmp(w, "table"))
+			break;
+		p->i++;
+		a = cli_value(p);
+		if (!a)
+			return -1;
+		if (!strcmp(w, "via")) {
+			memset(b, 0, sizeof(b));
+			if (inet_pton(r->dst.family == 6 ? AF_INET6 : AF_INET, a, b) != 1)
+				return fail(p->err, p->errlen,
+					    "invalid \"via\" \"%s\": expected an IPv%u address like the route's",
+					    a, r->dst.family);
+			memcpy(r->via, b, sizeof(b));
+		} else {
+			if (!parse_uint(a, 10, UINT32_MAX, &v))
+				return fail(p->err, p->errlen, "invalid \"%s\" value \"%s\"", w, a);
+			if (w[0] == 'm')
+				r->metric = (uint32_t)v;
+			else
+				r->table = (uint32_t)v;
+		}
+	}
+	return 0;
+}
+
+static int kw_route(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	struct sitd_conf *c = p->c;
+	struct sitd_route *r;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (c->nroutes == SITD_MAX_ROUTES)
+		return fail(p->err, p->errlen, "more than %d \"route\"", SITD_MAX_ROUTES);
+	r = &c->routes[c->nroutes];
+	if (!parse_prefix(a, &r->dst))
+		return fail(p->err, p->errlen, "invalid \"route\" \"%s\": expected PREFIX[/LEN], IPv6 or IPv4",
+			    a);
+	/* As the kernel: IPv4 refuses host bits (fib_table_insert), IPv6 clears them. */
+	if (!prefix_masked(&r->dst)) {
+		if (r->dst.family == 4)
+			return fail(p->err, p->errlen,
+				    "invalid \"route\" \"%s\": host bits set for the prefix length", a);
+		prefix_mask(&r->dst);
+	}
+	if (route_words(p, r) < 0)
+		return -1;
+	c->nroutes++;
+	return 0;
+}
+
+static int kw_mtu(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	unsigned long v;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (!parse_uint(a, 10, 65535, &v) || v == 0)
+		return fail(p->err, p->errlen, "invalid \"mtu\" value \"%s\"", a);
+	p->c->mtu = (uint32_t)v;
+	return 0;
+}
+
+/* The tunnel's name: after "name", or any word that is no keyword. */
+static int cli_name(struct cli *p, const char *a)
+{
+	if (p->c->name[0])
+		return fail(p->err, p->errlen, "unexpected \"%s\": the name is already \"%s\" (unknown keyword?)",
+			    a, p->c->name);
+	if (!valid_ifname(a))
+		return fail(p->err, p->errlen, "invalid tunnel name \"%s\": 1 to 15 bytes, no '/', ':' or spaces",
+			    a);
+	strcpy(p->c->name, a);
+	return 0;
+}
+
+static int kw_name(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+
+	(void)kw;
+	return a ? cli_name(p, a) : -1;
+}
+
+static int kw_help(struct cli *p, const char *kw)
+{
+	(void)kw;
+	return fail(p->err, p->errlen, "help");
+}
+
+/*
+ * The `ip tunnel` keywords (cli.h).  once: a bit of enum seen, set by the first of the
+ * keywords sharing it; another is refused ("given twice"), as ip(8) does for these; 0:
+ * the keyword may repeat.  Words and aliases match exactly, never as prefixes.
+ */
+static const struct cli_keyword {
+	const char *word;
+	const char *alias[2];
+	unsigned once;
+	int (*parse)(struct cli *p, const char *kw);
+} cli_keywords[] = {
+	{ "mode", { NULL }, SEEN_MODE, kw_mode },
+	{ "remote", { NULL }, SEEN_REMOTE, kw_remote },
+	{ "local", { NULL }, SEEN_LOCAL, kw_local },
+	{ "ttl", { "hoplimit", "hlim" }, SEEN_TTL, kw_ttl },
+	{ "tos", { "tclass", "dsfield" }, SEEN_TOS, kw_tos },
+	{ "pmtudisc", { NULL }, SEEN_PMTU, kw_pmtudisc },
+	{ "nopmtudisc", { NULL }, SEEN_PMTU, kw_nopmtudisc },
+	{ "encap", { NULL }, SEEN_ENCAP, kw_encap },
+	{ "encap-sport", { NULL }, SEEN_SPORT, kw_encap_sport },
+	{ "encap-dport", { NULL }, SEEN_DPORT, kw_encap_dport },
+	{ "encap-csum", { NULL }, SEEN_CSUM, kw_encap_csum },
+	{ "noencap-csum", { NULL }, SEEN_CSUM, kw_noencap_csum },
+	{ "encap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored },
+	{ "noencap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored },
+	{ "encap-remcsum", { NULL }, SEEN_REMCSUM, kw_encap_remcsum },
+	{ "noencap-remcsum", { NULL }, SEEN_REMCSUM, kw_ignored },
+	{ "nogso", { NULL }, 0, kw_nogso },
+	{ "nogro", { NULL }, 0, kw_nogro },
+	{ "dev", { NULL }, SEEN_DEV, kw_dev },
+	{ "6rd-prefix", { NULL }, 0, kw_6rd },
+	{ "6rd-relay_prefix", { NULL }, 0, kw_6rd },
+	{ "6rd-reset", { NULL }, 0, kw_6rd },
+	{ "prl-default", { NULL }, 0, kw_prl },
+	{ "prl-nodefault", { NULL }, 0, kw_prl },
+	{ "address", { NULL }, 0, kw_address },
+	{ "route", { NULL }, 0, kw_route },
+	{ "mtu", { NULL }, SEEN_MTU, kw_mtu },
+	{ "name", { NULL }, 0, kw_name },
+	{ "help", { NULL }, 0, kw_help },
+};
+
+static const struct cli_keyword *cli_keyword(const char *w)
+{
+	for (size_t k = 0; k < sizeof(cli_keywords) / sizeof(cli_keywords[0]); k++) {
+		const struct cli_keyword *kw = &cli_keywords[k];
+
+		if (!strcmp(w, kw->word))
+			return kw;
+		for (size_t j = 0; j < sizeof(kw->alias) / sizeof(kw->alias[0]) && kw->alias[j]; j++)
+			if (!strcmp(w, kw->alias[j]))
+				return kw;
+	}
+	return NULL;
+}
+
 int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen)
 {
 	int bad;
@@ -137,263 +595,41 @@ int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char 
 int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen,
 		      int *bad)
 {
-	unsigned seen = 0, n6rd = 2;
-	unsigned long v;
-	const char *rdw[10] = { "dev" };
-	int remote_any = -1, rd_at = -1;
+	struct cli st = {
+		.argc = argc, .argv = argv, .bad = bad, .c = c, .err = err, .errlen = errlen,
+		.n6rd = 2, .rdw = { "dev" }, .remote_any = -1, .rd_at = -1,
+	};
+	struct cli *p = &st;
 
 	sitd_conf_defaults(c);
 	if (errlen)
 		err[0] = '\0';
 	*bad = -1;	/* the checks after the loop are about the whole line */
 
-#define NEXT_ARG()                                                                          \
-	do {                                                                                \
-		if (++i >= argc) {                                                          \
-			*bad = i - 1;                                                       \
-			return fail(err, errlen, "\"%s\" needs a value", argv[i - 1]);      \
-		}                                                                           \
-		*bad = i;                                                                   \
-	} while (0)
-#define ONCE(bit)                                                                           \
-	do {                                                                                \
-		if (seen & (bit))                                                           \
-			return fail(err, errlen, "\"%s\" given twice", argv[i]);           \
-		seen |= (bit);                                                              \
-	} while (0)
+	for (p->i = 0; p->i < argc; p->i++) {
+		const char *a = argv[p->i];
+		const struct cli_keyword *kw = cli_keyword(a);
 
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		*bad = i;
-		if (!strcmp(a, "mode")) {
-			ONCE(SEEN_MODE);
-			NEXT_ARG();
-			a = argv[i];
-			if (!strcmp(a, "sit") || !strcmp(a, "ipv6/ip") || !strcmp(a, "ip6ip"))
-				c->mode = SITD_MODE_SIT;
-			else if (!strcmp(a, "ipip") || !strcmp(a, "ip/ip"))
-				c->mode = SITD_MODE_IPIP;
-			else if (!strcmp(a, "any"))
-				c->mode = SITD_MODE_ANY;
-			else if (!strcmp(a, "isatap"))
-				c->mode = SITD_MODE_SIT, c->isatap = true;
-			else
-				return fail(err, errlen,
-					    "unknown tunnel mode \"%s\": expected sit, ipip, any or isatap", a);
-		} else if (!strcmp(a, "remote")) {
-			ONCE(SEEN_REMOTE);
-			NEXT_ARG();
-			if (!strcmp(argv[i], "any")) {
-				/* NBMA: 6to4 / 6rd, each packet's remote from its destination. */
-				c->remote = 0;
-				remote_any = i;
-				continue;
-			}
-			if (!parse_addr4(argv[i], &c->remote) || !addr_is_unicast(c->remote))
-				return fail(err, errlen,
-					    "invalid \"remote\" address \"%s\": expected a unicast IPv4 address",
-					    argv[i]);
-		} else if (!strcmp(a, "local")) {
-			ONCE(SEEN_LOCAL);
-			NEXT_ARG();
-			if (!strcmp(argv[i], "any"))
-				c->local = 0;
-			else if (!parse_addr4(argv[i], &c->local) || !addr_is_unicast(c->local))
-				return fail(err, errlen,
-					    "invalid \"local\" address \"%s\": expected a unicast IPv4 address or any",
-					    argv[i]);
-		} else if (!strcmp(a, "ttl") || !strcmp(a, "hoplimit") || !strcmp(a, "hlim")) {
-			ONCE(SEEN_TTL);
-			NEXT_ARG();
-			if (!strcmp(argv[i], "inherit"))
-				c->ttl = 0;
-			else if (parse_uint(argv[i], 0, 255, &v))
-				c->ttl = (uint8_t)v;
-			else
-				return fail(err, errlen,
-					    "invalid \"%s\" value \"%s\": expected 1..255 or inherit", a,
-					    argv[i]);
-		} else if (!strcmp(a, "tos") || !strcmp(a, "tclass") || !strcmp(a, "dsfield")) {
-			const char *val;
-
-			ONCE(SEEN_TOS);
-			NEXT_ARG();
-			val = argv[i];
-			c->tos = 0;
-			if (!strncmp(val, "inherit", 7) && (val[7] == '\0' || val[7] == '/')) {
-				c->tos = SITD_TOS_INHERIT;
-				val = val[7] ? val + 8 : NULL;
-			}
-			if (val) {
-				if (!parse_uint(val, 16, 255, &v))
-					return fail(err, errlen,
-						    "invalid \"%s\" value \"%s\": expected 00..ff, inherit or inherit/00..ff",
-						    a, argv[i]);
-				c->tos |= (uint8_t)v;
-			}
-		} else if (!strcmp(a, "pmtudisc") || !strcmp(a, "nopmtudisc")) {
-			ONCE(SEEN_PMTU);
-			c->pmtudisc = a[0] == 'p';
-		} else if (!strcmp(a, "encap")) {
-			ONCE(SEEN_ENCAP);
-			NEXT_ARG();
-			if (!strcmp(argv[i], "fou"))
-				c->encap = SITD_ENCAP_FOU;
-			else if (!strcmp(argv[i], "gue"))
-				c->encap = SITD_ENCAP_GUE;
-			else if (!strcmp(argv[i], "none"))
-				c->encap = SITD_ENCAP_NONE;
-			else
-				return fail(err, errlen,
-					    "invalid \"encap\" type \"%s\": expected fou, gue or none", argv[i]);
-		} else if (!strcmp(a, "encap-sport") || !strcmp(a, "encap-dport")) {
-			bool sport = a[6] == 's';
-
-			ONCE(sport ? SEEN_SPORT : SEEN_DPORT);
-			NEXT_ARG();
-			if (sport && !strcmp(argv[i], "auto"))
-				v = 0;
-			else if (!parse_uint(argv[i], 0, 65535, &v) || v == 0)
-				return fail(err, errlen, "invalid \"%s\" value \"%s\": expected 1..65535%s",
-					    a, argv[i], sport ? " or auto" : "");
-			if (sport)
-				c->encap_sport = (uint16_t)v;
-			else
-				c->encap_dport = (uint16_t)v;
-		} else if (!strcmp(a, "encap-csum") || !strcmp(a, "noencap-csum")) {
-			ONCE(SEEN_CSUM);
-			c->encap_csum = a[0] == 'e';
-		} else if (!strcmp(a, "encap-udp6-csum") || !strcmp(a, "noencap-udp6-csum")) {
-			/* Only about an IPv6 outer header, which sit and ipip never have. */
-			ONCE(SEEN_CSUM6);
-		} else if (!strcmp(a, "encap-remcsum") || !strcmp(a, "noencap-remcsum")) {
-			ONCE(SEEN_REMCSUM);
-			if (a[0] == 'e')
-				return fail(err, errlen,
-					    "\"encap-remcsum\" is not supported: sitd sends GUE without options");
-		} else if (!strcmp(a, "nogso")) {
-			c->nogso = true;
-		} else if (!strcmp(a, "nogro")) {
-			c->nogro = true;
-		} else if (!strcmp(a, "dev")) {
-			ONCE(SEEN_DEV);
-			NEXT_ARG();
-			if (!valid_ifname(argv[i]))
-				return fail(err, errlen, "invalid \"dev\" name \"%s\"", argv[i]);
-			strcpy(c->dev, argv[i]);
-		} else if (!strcmp(a, "6rd-prefix") || !strcmp(a, "6rd-relay_prefix") ||
-			   !strcmp(a, "6rd-reset")) {
-			/* `ip tunnel 6rd`'s words, here in the tunnel's own line (proto/sixrd_cmd.h). */
-			if (n6rd + 2 > sizeof(rdw) / sizeof(rdw[0]))
-				return fail(err, errlen, "too many 6rd words");
-			rdw[n6rd++] = a;
-			if (strcmp(a, "6rd-reset")) {
-				NEXT_ARG();
-				rdw[n6rd++] = argv[i];
-			}
-			rd_at = i;
-		} else if (!strcmp(a, "prl-default") || !strcmp(a, "prl-nodefault")) {
-			/* `ip tunnel prl`'s words, here in the tunnel's own line (RFC 5214, the Potential Router List). */
-			uint32_t pa;
-
-			NEXT_ARG();
-			if (c->nprl == SITD_PRL_MAX)
-				return fail(err, errlen, "more than %d PRL routers", SITD_PRL_MAX);
-			if (!parse_addr4(argv[i], &pa) || !addr_is_unicast(pa))
-				return fail(err, errlen, "invalid \"%s\" address \"%s\": expected a unicast IPv4 address",
-					    a, argv[i]);
-			for (unsigned k = 0; k < c->nprl; k++)
-				if (c->prl[k].addr == pa)
-					return fail(err, errlen, "\"%s\" given twice in the PRL", argv[i]);
-			c->prl[c->nprl].addr = pa;
-			c->prl[c->nprl++].flags = strcmp(a, "prl-default") ? 0 : SITD_PRL_DEFAULT;
-		} else if (!strcmp(a, "address")) {
-			NEXT_ARG();
-			if (c->naddrs == SITD_MAX_ADDRS)
-				return fail(err, errlen, "more than %d \"address\"", SITD_MAX_ADDRS);
-			if (!parse_prefix(argv[i], &c->addrs[c->naddrs]))
-				return fail(err, errlen,
-					    "invalid \"address\" \"%s\": expected ADDR[/LEN], IPv6 or IPv4",
-					    argv[i]);
-			c->naddrs++;
-		} else if (!strcmp(a, "route")) {
-			struct sitd_route *r;
-
-			NEXT_ARG();
-			if (c->nroutes == SITD_MAX_ROUTES)
-				return fail(err, errlen, "more than %d \"route\"", SITD_MAX_ROUTES);
-			r = &c->routes[c->nroutes];
-			if (!parse_prefix(argv[i], &r->dst))
-				return fail(err, errlen,
-					    "invalid \"route\" \"%s\": expected PREFIX[/LEN], IPv6 or IPv4",
-					    argv[i]);
-			/* As the kernel: IPv4 refuses host bits (fib_table_insert), IPv6 clears them. */
-			if (!prefix_masked(&r->dst)) {
-				if (r->dst.family == 4)
-					return fail(err, errlen,
-						    "invalid \"route\" \"%s\": host bits set for the prefix length",
-						    argv[i]);
-				prefix_mask(&r->dst);
-			}
-			/* Its own words follow it: via, metric, table (ip-route(8)'s). */
-			while (i + 1 < argc) {
-				const char *w = argv[i + 1];
-				uint8_t b[16];
-
-				if (!strcmp(w, "via")) {
-					i++;
-					NEXT_ARG();
-					memset(b, 0, sizeof(b));
-					if (inet_pton(r->dst.family == 6 ? AF_INET6 : AF_INET, argv[i], b) != 1)
-						return fail(err, errlen,
-							    "invalid \"via\" \"%s\": expected an IPv%u address like the route's",
-							    argv[i], r->dst.family);
-					memcpy(r->via, b, sizeof(b));
-				} else if (!strcmp(w, "metric") || !strcmp(w, "table")) {
-					i++;
-					NEXT_ARG();
-					if (!parse_uint(argv[i], 10, UINT32_MAX, &v))
-						return fail(err, errlen, "invalid \"%s\" value \"%s\"", w, argv[i]);
-					if (w[0] == 'm')
-						r->metric = (uint32_t)v;
-					else
-						r->table = (uint32_t)v;
-				} else {
-					break;
-				}
-			}
-			c->nroutes++;
-		} else if (!strcmp(a, "mtu")) {
-			ONCE(SEEN_MTU);
-			NEXT_ARG();
-			if (!parse_uint(argv[i], 10, 65535, &v) || v == 0)
-				return fail(err, errlen, "invalid \"mtu\" value \"%s\"", argv[i]);
-			c->mtu = (uint32_t)v;
-		} else {
-			if (!strcmp(a, "name"))
-				NEXT_ARG();
-			else if (!strcmp(a, "help"))
-				return fail(err, errlen, "help");
-			if (c->name[0])
-				return fail(err, errlen,
-					    "unexpected \"%s\": the name is already \"%s\" (unknown keyword?)",
-					    argv[i], c->name);
-			if (!valid_ifname(argv[i]))
-				return fail(err, errlen,
-					    "invalid tunnel name \"%s\": 1 to 15 bytes, no '/', ':' or spaces",
-					    argv[i]);
-			strcpy(c->name, argv[i]);
+		*bad = p->i;
+		if (!kw) {
+			if (cli_name(p, a) < 0)
+				return -1;
+			continue;
 		}
+		if (kw->once) {
+			if (p->seen & kw->once)
+				return fail(err, errlen, "\"%s\" given twice", a);
+			p->seen |= kw->once;
+		}
+		if (kw->parse(p, a) < 0)
+			return -1;
 	}
-#undef NEXT_ARG
-#undef ONCE
 	*bad = -1;
 
 	if (!c->name[0])
 		return fail(err, errlen, "missing tunnel name");
 	/* As iproute2: without a mode, the name's prefix decides. */
-	if (!(seen & SEEN_MODE)) {
+	if (!(p->seen & SEEN_MODE)) {
 		if (!strncmp(c->name, "sit", 3))
 			c->mode = SITD_MODE_SIT;
 		else if (!strncmp(c->name, "ipip", 4))
@@ -403,32 +639,32 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 				    "cannot determine tunnel mode: give \"mode sit\", \"mode ipip\" or \"mode any\"");
 	}
 	/* ISATAP is NBMA: remote any, as `ip tunnel add NAME mode isatap` has it. */
-	if (c->isatap && !(seen & SEEN_REMOTE)) {
-		seen |= SEEN_REMOTE;
-		remote_any = 0;
+	if (c->isatap && !(p->seen & SEEN_REMOTE)) {
+		p->seen |= SEEN_REMOTE;
+		p->remote_any = 0;
 	}
-	if (c->isatap && (remote_any < 0 || !c->local)) {
+	if (c->isatap && (p->remote_any < 0 || !c->local)) {
 		*bad = -1;
 		return fail(err, errlen, "mode isatap needs remote any and a local address (its interface identifier)");
 	}
 	if (c->nprl && !c->isatap)
 		return fail(err, errlen, "a PRL (prl-default, prl-nodefault) is for mode isatap");
-	if (!(seen & SEEN_REMOTE))
+	if (!(p->seen & SEEN_REMOTE))
 		return fail(err, errlen, "missing \"remote ADDR\"");
-	if (remote_any >= 0 && (c->mode != SITD_MODE_SIT || c->encap != SITD_ENCAP_NONE)) {
-		*bad = remote_any;
+	if (p->remote_any >= 0 && (c->mode != SITD_MODE_SIT || c->encap != SITD_ENCAP_NONE)) {
+		*bad = p->remote_any;
 		return fail(err, errlen,
 			    "\"remote any\" (6to4, 6rd) needs mode sit and no encap: IPv4 inside or "
 			    "UDP outside would need a next hop sitd does not know");
 	}
-	if (n6rd > 2) {
+	if (p->n6rd > 2) {
 		struct sitd_6rd_cmd cmd;
 		char msg[160];
 		int r;
 
-		rdw[1] = c->name;
-		*bad = rd_at;
-		if (sitd_6rd_parse((int)n6rd, rdw, &cmd, msg, sizeof(msg)) < 0)
+		p->rdw[1] = c->name;
+		*bad = p->rd_at;
+		if (sitd_6rd_parse((int)p->n6rd, p->rdw, &cmd, msg, sizeof(msg)) < 0)
 			return fail(err, errlen, "%s", msg);
 		r = sitd_6rd_apply(&c->rd, &cmd);
 		if (r < 0)
@@ -440,7 +676,7 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 	if (c->encap != SITD_ENCAP_NONE && !c->encap_dport)
 		return fail(err, errlen, "\"encap %s\" needs \"encap-dport PORT\"",
 			    c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
-	if (c->encap == SITD_ENCAP_NONE && (seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM)))
+	if (c->encap == SITD_ENCAP_NONE && (p->seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM)))
 		return fail(err, errlen, "encap-sport, encap-dport and encap-csum need \"encap fou\" or \"encap gue\"");
 	if (c->mtu && (c->mtu < sitd_mtu_min(c->mode) || c->mtu > sitd_mtu_max(c)))
 		return fail(err, errlen, "invalid \"mtu\" value %u: mode %s takes %u..%u", c->mtu,
