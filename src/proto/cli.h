@@ -2,17 +2,23 @@
 /*
  * The command line, in `ip tunnel` grammar:
  *
- *   sitd [name] NAME [mode {sit|ipip|any}] remote ADDR [local {ADDR|any}]
+ *   sitd [name] NAME [mode {sit|ipip|any|isatap}] remote {ADDR|any} [local {ADDR|any}]
  *        [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]
  *        [pmtudisc|nopmtudisc] [dev IFACE] [mtu N]
  *        [encap {fou|gue|none}] [encap-sport {PORT|auto}] [encap-dport PORT]
- *        [[no]encap-csum] [noencap-remcsum] [nogso] [nogro]
+ *        [[no]encap-csum] [[no]encap-udp6-csum] [noencap-remcsum] [nogso] [nogro]
+ *        [6rd-prefix P[/L]] [6rd-relay_prefix A[/L]] [6rd-reset]
+ *        [{prl-default|prl-nodefault} ADDR]... [address ADDR[/LEN]]...
+ *        [route PREFIX[/LEN] [via ADDR] [metric N] [table N]]...
  *
  * Keywords and aliases as iproute2 spells them (hoplimit and hlim for ttl, tclass and
  * dsfield for tos; ipv6/ip and ip6ip for sit, ip/ip for ipip), matched exactly: no
- * prefixes.  nogso and nogro are sitd's own: no TSO on the TUN device (the kernel then
- * segments, as with `ethtool -K NAME tso off`), no merging on receive.  Pure: no I/O, the
- * error is returned as text.
+ * prefixes.  remote any is 6to4 / 6rd (mode sit, no encap), with the 6rd words of `ip
+ * tunnel 6rd` (proto/sixrd_cmd.h); mode isatap is remote any by default and needs local,
+ * and only it takes a PRL (the prl words of `ip tunnel prl`).  address and route (IPv6 or
+ * IPv4) are put on the tunnel device.  nogso and nogro are sitd's own: no TSO on the TUN
+ * device (the kernel then segments, as with `ethtool -K NAME tso off`), no merging on
+ * receive.  Pure: no I/O, the error is returned as text.
  */
 #ifndef SITD_CLI_H
 #define SITD_CLI_H
