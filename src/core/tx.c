@@ -193,13 +193,138 @@ static uint32_t flow_hash(const uint8_t *pkt, const struct sitd_ipinfo *ii, uint
 	return h;
 }
 
+/*
+ * The frame's outer destination, tx->dst: the configured remote, or for remote any the
+ * next hop ipip6_tunnel_xmit() would choose, with that destination's own path MTU in
+ * *path_mtu when one was learned.  SITD_TX_SEND to go on, else the counted drop.
+ */
+static enum sitd_tx_verdict tx_dst(struct sitd_tx *tx, const uint8_t *pkt,
+				   const struct sitd_ipinfo *ii, uint32_t *path_mtu)
+{
+	/*
+	 * remote any, as ipip6_tunnel_xmit(): on ISATAP the next hop's embedded IPv4
+	 * address (RFC 5214 6.1, the interface identifier's embedded IPv4 address); a
+	 * destination inside the 6rd / 6to4 prefix names its IPv4 address (try_6rd); else
+	 * the route's next hop must be v4-compatible ::a.b.c.d.  On the link, the next hop is
+	 * the destination itself, as the neighbour entry's key is; a route sitd has not seen
+	 * counts as on the link: the packet did come out of this device.  Failures are
+	 * dropped silently, as the kernel's tx_error.
+	 */
+	static const uint8_t onlink[16];
+	struct sitd_auto au = { .rd = tx->rd, .isatap = tx->isatap };
+	const uint8_t *nh;
+
+	tx->dst = tx->remote;
+	if (tx->dst)
+		return SITD_TX_SEND;
+	if (ii->version != 6)
+		return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+	nh = sitd_routes6_nexthop(tx->routes6, pkt + IP6_DST);
+	if (!nh || !memcmp(nh, onlink, 16))
+		nh = pkt + IP6_DST;
+	switch (sitd_auto_tx_dst(&au, pkt + IP6_DST, nh, &tx->dst)) {
+	case SITD_DST_OK:
+		break;
+	case SITD_DST_NO_NEXTHOP:
+		return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+	case SITD_DST_NOT_ISATAP:
+		return tx_drop(tx, SITD_DROP_tx_isatap_nexthop);
+	case SITD_DST_NOT_V4COMPAT:
+		return tx_drop(tx, SITD_DROP_tx_not_v4compat);
+	}
+	if (!tx->dst || tx->dst == 0xffffffffu || ip4_addr_is_multicast(tx->dst))
+		return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+	/* This destination's own path MTU, when one was learned (RFC 4213 3.2.2). */
+	if (sitd_pmtu_cache_get(tx->pcache, tx->dst))
+		*path_mtu = sitd_pmtu_cache_get(tx->pcache, tx->dst);
+	return SITD_TX_SEND;
+}
+
+/*
+ * The unit the path must carry: with GSO one segment (the vnet header checked against the
+ * packet, never trusted), else the packet, its NEEDS_CSUM finished or left for the device.
+ * The MTU is judged on it, and the split set up (tx->pkt, len, hdrlen, gso_size, df,
+ * path_mtu; *nseg segments).  SITD_TX_SEND to go on, else the drop or the ICMP error.
+ */
+static enum sitd_tx_verdict tx_unit(struct sitd_tx *tx, const struct sitd_vnet_hdr *vh,
+				    uint8_t *pkt, uint32_t len, const struct sitd_ipinfo *ii,
+				    uint32_t path_mtu, uint64_t now_ns, uint32_t *nseg)
+{
+	struct sitd_pmtu d;
+	uint32_t unit, payload;
+
+	*nseg = 1;
+	tx->hdrlen = 0;
+	tx->l3len = ii->l3len;
+	if (vh->gso_type != VNET_GSO_NONE) {
+		unsigned type = vh->gso_type & (unsigned)~VNET_GSO_ECN;
+		uint32_t thlen;
+
+		if (type != VNET_GSO_TCPV4 && type != VNET_GSO_TCPV6)
+			return tx_drop(tx, SITD_DROP_tx_gso_unsupported);
+		/* Never trust hdr_len; csum_start, when given, must be where TCP starts. */
+		if ((type == VNET_GSO_TCPV4) != (ii->version == 4) || vh->gso_size == 0 ||
+		    ii->fragment || ii->l4proto != IPPROTO_TCP ||
+		    ((vh->flags & VNET_F_NEEDS_CSUM) && vh->csum_start != ii->l3len))
+			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
+		if (ii->l3len > INNER_L3_MAX)
+			return tx_drop(tx, SITD_DROP_tx_hdr_too_long);
+		if (ii->l3len + TCP_HDR_LEN > len)
+			return tx_drop(tx, SITD_DROP_tx_malformed);
+		thlen = (pkt[ii->l3len + TCP_OFF] >> 4) * 4u;
+		if (thlen < TCP_HDR_LEN || ii->l3len + thlen > len)
+			return tx_drop(tx, SITD_DROP_tx_malformed);
+		tx->hdrlen = ii->l3len + thlen;
+		tx->gso_size = vh->gso_size;
+		payload = len - tx->hdrlen;
+		*nseg = payload ? (payload + vh->gso_size - 1) / vh->gso_size : 1;
+		unit = tx->hdrlen + (payload < vh->gso_size ? payload : vh->gso_size);
+	} else {
+		if ((vh->flags & VNET_F_NEEDS_CSUM) && !csum_fits(len, vh, ii))
+			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
+		/* Left as it is while it may yet go whole to a device that finishes it. */
+		if ((vh->flags & VNET_F_NEEDS_CSUM) && tx->csum_defer && tx->encap == SITD_ENCAP_NONE) {
+			tx->pend_start = vh->csum_start;
+			tx->pend_off = vh->csum_offset;
+			tx->pend_udp = csum_is_udp(vh, ii);
+		} else if (vh->flags & VNET_F_NEEDS_CSUM) {
+			complete_csum(pkt, len, vh->csum_start, vh->csum_offset, csum_is_udp(vh, ii));
+			STAT_INC(tx->stats->tx_csum_completed);
+		}
+		unit = len;
+	}
+
+	/*
+	 * No outer packet (or fragment train) can exceed 65535 bytes: larger is too big
+	 * whatever the path, and may not be fragmented into a train no one can reassemble.
+	 */
+	if (unit > (uint32_t)IP_MAX_LEN - tx->encap_len) {
+		if (ii->version == 6 || ii->df)
+			return tx_too_big(tx, pkt, len, ii->version, IP_MAX_LEN - tx->encap_len, now_ns);
+		return tx_drop(tx, SITD_DROP_tx_oversize);
+	}
+	d = sitd_pmtu_decide(tx->pmtudisc, path_mtu, tx->encap_len, ii->version, ii->df, unit);
+	if (d.verdict == PMTU_DROP_FLOOR || (!d.df && path_mtu < IPV4_MIN_MTU))
+		return tx_drop(tx, SITD_DROP_tx_mtu_floor);
+	if (d.verdict == PMTU_TOO_BIG)
+		return tx_too_big(tx, pkt, len, ii->version, d.mtu, now_ns);
+
+	tx->pkt = pkt;
+	tx->len = len;
+	tx->path_mtu = path_mtu;
+	tx->df = d.df;
+	if (nfrags(tx, unit) > SITD_TX_MAX_OUT)
+		return tx_drop(tx, SITD_DROP_tx_frag_too_many);
+	return SITD_TX_SEND;
+}
+
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
 				   uint32_t path_mtu, uint64_t now_ns)
 {
+	enum sitd_tx_verdict v;
 	struct sitd_vnet_hdr vh;
 	struct sitd_ipinfo ii;
-	struct sitd_pmtu d;
-	uint32_t unit, payload = 0, nseg = 1;
+	uint32_t nseg;
 	uint8_t *pkt;
 	uint8_t base_tos;
 
@@ -217,104 +342,12 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	if (!sitd_mode_carries(tx->mode, ii.version))
 		return tx_drop(tx, SITD_DROP_tx_mode);
 	len = ii.len;	/* the kernel never pads, but a declared length is what we carry */
-	tx->dst = tx->remote;
-	if (!tx->dst) {
-		/*
-		 * remote any, as ipip6_tunnel_xmit(): on ISATAP the next hop's embedded IPv4
-		 * address (RFC 5214 6.1, the interface identifier's embedded IPv4 address); a destination inside the 6rd / 6to4 prefix names its
-		 * IPv4 address (try_6rd); else the route's next hop must be v4-compatible
-		 * ::a.b.c.d.  On the link, the next hop is the destination itself, as the
-		 * neighbour entry's key is; a route sitd has not seen counts as on the link: the
-		 * packet did come out of this device.  Failures are dropped silently, as the
-		 * kernel's tx_error.
-		 */
-		static const uint8_t onlink[16];
-		struct sitd_auto au = { .rd = tx->rd, .isatap = tx->isatap };
-		const uint8_t *nh;
-
-		if (ii.version != 6)
-			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
-		nh = sitd_routes6_nexthop(tx->routes6, pkt + IP6_DST);
-		if (!nh || !memcmp(nh, onlink, 16))
-			nh = pkt + IP6_DST;
-		switch (sitd_auto_tx_dst(&au, pkt + IP6_DST, nh, &tx->dst)) {
-		case SITD_DST_OK:
-			break;
-		case SITD_DST_NO_NEXTHOP:
-			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
-		case SITD_DST_NOT_ISATAP:
-			return tx_drop(tx, SITD_DROP_tx_isatap_nexthop);
-		case SITD_DST_NOT_V4COMPAT:
-			return tx_drop(tx, SITD_DROP_tx_not_v4compat);
-		}
-		if (!tx->dst || tx->dst == 0xffffffffu || ip4_addr_is_multicast(tx->dst))
-			return tx_drop(tx, SITD_DROP_tx_no_nexthop);
-		/* This destination's own path MTU, when one was learned (RFC 4213 3.2.2). */
-		if (sitd_pmtu_cache_get(tx->pcache, tx->dst))
-			path_mtu = sitd_pmtu_cache_get(tx->pcache, tx->dst);
-	}
-
-	tx->hdrlen = 0;
-	tx->l3len = ii.l3len;
-	if (vh.gso_type != VNET_GSO_NONE) {
-		unsigned type = vh.gso_type & (unsigned)~VNET_GSO_ECN;
-		uint32_t thlen;
-
-		if (type != VNET_GSO_TCPV4 && type != VNET_GSO_TCPV6)
-			return tx_drop(tx, SITD_DROP_tx_gso_unsupported);
-		/* Never trust hdr_len; csum_start, when given, must be where TCP starts. */
-		if ((type == VNET_GSO_TCPV4) != (ii.version == 4) || vh.gso_size == 0 ||
-		    ii.fragment || ii.l4proto != IPPROTO_TCP ||
-		    ((vh.flags & VNET_F_NEEDS_CSUM) && vh.csum_start != ii.l3len))
-			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
-		if (ii.l3len > INNER_L3_MAX)
-			return tx_drop(tx, SITD_DROP_tx_hdr_too_long);
-		if (ii.l3len + TCP_HDR_LEN > len)
-			return tx_drop(tx, SITD_DROP_tx_malformed);
-		thlen = (pkt[ii.l3len + TCP_OFF] >> 4) * 4u;
-		if (thlen < TCP_HDR_LEN || ii.l3len + thlen > len)
-			return tx_drop(tx, SITD_DROP_tx_malformed);
-		tx->hdrlen = ii.l3len + thlen;
-		tx->gso_size = vh.gso_size;
-		payload = len - tx->hdrlen;
-		nseg = payload ? (payload + vh.gso_size - 1) / vh.gso_size : 1;
-		unit = tx->hdrlen + (payload < vh.gso_size ? payload : vh.gso_size);
-	} else {
-		if ((vh.flags & VNET_F_NEEDS_CSUM) && !csum_fits(len, &vh, &ii))
-			return tx_drop(tx, SITD_DROP_tx_vnet_bad);
-		/* Left as it is while it may yet go whole to a device that finishes it. */
-		if ((vh.flags & VNET_F_NEEDS_CSUM) && tx->csum_defer && tx->encap == SITD_ENCAP_NONE) {
-			tx->pend_start = vh.csum_start;
-			tx->pend_off = vh.csum_offset;
-			tx->pend_udp = csum_is_udp(&vh, &ii);
-		} else if (vh.flags & VNET_F_NEEDS_CSUM) {
-			complete_csum(pkt, len, vh.csum_start, vh.csum_offset, csum_is_udp(&vh, &ii));
-			STAT_INC(tx->stats->tx_csum_completed);
-		}
-		unit = len;
-	}
-
-	/*
-	 * No outer packet (or fragment train) can exceed 65535 bytes: larger is too big
-	 * whatever the path, and may not be fragmented into a train no one can reassemble.
-	 */
-	if (unit > (uint32_t)IP_MAX_LEN - tx->encap_len) {
-		if (ii.version == 6 || ii.df)
-			return tx_too_big(tx, pkt, len, ii.version, IP_MAX_LEN - tx->encap_len, now_ns);
-		return tx_drop(tx, SITD_DROP_tx_oversize);
-	}
-	d = sitd_pmtu_decide(tx->pmtudisc, path_mtu, tx->encap_len, ii.version, ii.df, unit);
-	if (d.verdict == PMTU_DROP_FLOOR || (!d.df && path_mtu < IPV4_MIN_MTU))
-		return tx_drop(tx, SITD_DROP_tx_mtu_floor);
-	if (d.verdict == PMTU_TOO_BIG)
-		return tx_too_big(tx, pkt, len, ii.version, d.mtu, now_ns);
-
-	tx->pkt = pkt;
-	tx->len = len;
-	tx->path_mtu = path_mtu;
-	tx->df = d.df;
-	if (nfrags(tx, unit) > SITD_TX_MAX_OUT)
-		return tx_drop(tx, SITD_DROP_tx_frag_too_many);
+	v = tx_dst(tx, pkt, &ii, &path_mtu);
+	if (v != SITD_TX_SEND)
+		return v;
+	v = tx_unit(tx, &vh, pkt, len, &ii, path_mtu, now_ns, &nseg);
+	if (v != SITD_TX_SEND)
+		return v;
 
 	base_tos = (tx->tos & SITD_TOS_INHERIT) ? ii.dsfield : tx->tos;
 	tx->outer_tos = ecn_encapsulate(base_tos, ii.dsfield);
