@@ -38,8 +38,8 @@ void sitd_6rd_reset(struct sitd_6rd *r);
 /*
  * ipip6_tunnel_update_6rd(): refuse relay_prefixlen > 32 or a delegated prefix longer
  * than 64 bits, and refuse (not silently mask) a prefix or relay prefix with bits set past
- * its length.  Returns SITD_6RD_OK and stores, or a negative enum sitd_6rd_err and leaves
- * *r untouched.
+ * its length.  Returns SITD_6RD_OK and stores, or a negative enum sitd_6rd_err (not an
+ * errno: the kernel's EINVAL, each with its reason) and leaves *r untouched.
  */
 int sitd_6rd_set(struct sitd_6rd *r, const uint8_t prefix[16], unsigned prefixlen,
 		 uint32_t relay_prefix, unsigned relay_prefixlen);
@@ -112,7 +112,7 @@ int sitd_prl_add(struct sitd_prl *p, uint32_t addr, uint16_t flags, bool chg);
 /* ipip6_tunnel_del_prl(): address 0 empties the list; an absent address is -ENXIO. */
 int sitd_prl_del(struct sitd_prl *p, uint32_t addr);
 
-/* __ipip6_tunnel_locate_prl(). */
+/* __ipip6_tunnel_locate_prl(): addr's entry, or NULL (also for a NULL list). */
 const struct sitd_prl_entry *sitd_prl_find(const struct sitd_prl *p, uint32_t addr);
 
 /*
@@ -198,12 +198,8 @@ enum sitd_auto_dst {
 enum sitd_auto_dst sitd_auto_tx_dst(const struct sitd_auto *t, const uint8_t inner_dst[16],
 				    const uint8_t *nexthop, uint32_t *v4);
 
-/* ---- MTU ---- */
+/* ---- Routes ---- */
 
-/*
- * RFC 5969 9.1: the 6rd tunnel MTU is the IPv4 MTU minus the encapsulation when known,
- * 1280 when not (ipv4_mtu 0), kept within sitd_mtu_min/max as sitd_mtu_default does.
- */
 /*
  * The device's IPv6 routes, as the daemon mirrors them from the kernel (rtnetlink): a TUN
  * device is not told the next hop a route chose, which ipip6_tunnel_xmit() reads from the
@@ -236,6 +232,12 @@ bool sitd_ra_no_default(uint8_t *pkt, uint32_t len);
 /* An ICMPv6 router advertisement (type 134) right after the IPv6 header. */
 bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len);
 
+/* ---- MTU ---- */
+
+/*
+ * RFC 5969 9.1: the 6rd tunnel MTU is the IPv4 MTU minus the encapsulation when known,
+ * 1280 when not (ipv4_mtu 0), kept within sitd_mtu_min/max as sitd_mtu_default does.
+ */
 unsigned sitd_6rd_mtu_default(const struct sitd_conf *c, unsigned ipv4_mtu);
 
 /* ---- Commands: ip tunnel 6rd ..., ip tunnel prl ... (parsed by proto/sixrd_cmd.h) ---- */
@@ -255,7 +257,10 @@ struct sitd_6rd_cmd {
 };
 
 
-/* Apply a parsed command: sitd_6rd_set() or sitd_6rd_reset(); returns the setter's code. */
+/*
+ * Apply a parsed command: sitd_6rd_set() or sitd_6rd_reset().  SITD_6RD_OK, or the
+ * setter's negative enum sitd_6rd_err (a reason for sitd_6rd_strerror(), not an errno).
+ */
 int sitd_6rd_apply(struct sitd_6rd *r, const struct sitd_6rd_cmd *cmd);
 
 enum sitd_prl_op {

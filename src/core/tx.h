@@ -147,6 +147,12 @@ static inline void sitd_tx_routes(struct sitd_tx *tx, const struct sitd_routes6 
 	tx->routes6 = r;
 }
 
+/*
+ * Take one TUN frame of len bytes, path_mtu the outer path's (remote any: unless the
+ * per-destination cache knows better).  SITD_TX_SEND: outputs to take with sitd_tx_next();
+ * SITD_TX_ICMP: none, tx->icmp holds the error for TUN; SITD_TX_DROP: none, the drop
+ * counted in tx->stats.  tx->icmp_len may be set with SEND too (the damper, above).
+ */
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
 				   uint32_t path_mtu, uint64_t now_ns);
 
