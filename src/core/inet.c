@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/inet.h"
 
+#include <limits.h>
+
 #include "core/wire.h"
 
 enum { IP6_EXT_MAX = 8 };
@@ -29,7 +31,8 @@ static int ip4_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_i
 	return 0;
 }
 
-static int ip6_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_ipinfo *ii)
+static int ip6_parse(const uint8_t *p, size_t avail, bool partial, int max_ext,
+		     struct sitd_ipinfo *ii)
 {
 	unsigned off = IPV6_HDR_LEN;
 	uint8_t nxt;
@@ -57,7 +60,7 @@ static int ip6_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_i
 	nxt = p[IP6_NXT];
 
 	/* RFC 8200 4.1: walk extension headers in the order they appear. */
-	for (int i = 0; i < IP6_EXT_MAX; i++) {
+	for (int i = 0; i < max_ext; i++) {
 		unsigned hl;
 
 		/* A quote may end inside the extension headers: stop there, L4 unknown. */
@@ -112,7 +115,7 @@ static int ip_parse(const uint8_t *p, size_t avail, bool partial, struct sitd_ip
 	case 4:
 		return ip4_parse(p, avail, partial, ii);
 	case 6:
-		return ip6_parse(p, avail, partial, ii);
+		return ip6_parse(p, avail, partial, IP6_EXT_MAX, ii);
 	default:
 		return -1;
 	}
@@ -126,6 +129,14 @@ int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
 int sitd_ip_parse_quote(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
 {
 	return ip_parse(p, avail, true, ii);
+}
+
+int sitd_ip6_parse_chain(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
+{
+	/* Every extension header is 8 bytes or more: the walk ends within avail / 8 steps. */
+	if (avail < 1 || ip_version(p) != 6)
+		return -1;
+	return ip6_parse(p, avail, false, INT_MAX, ii);
 }
 
 bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii)

@@ -36,6 +36,13 @@ int sitd_ip_parse(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
 int sitd_ip_parse_quote(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
 
 /*
+ * sitd_ip_parse() for an IPv6 packet that walks every extension header, not 8: the
+ * kernel's receive path (ip6_protocol_deliver_rcu) has no such limit, so a check on what
+ * it delivers must not stop before the kernel does.  -1 also for an IPv4 packet.
+ */
+int sitd_ip6_parse_chain(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii);
+
+/*
  * True when the packet is an ICMP or ICMPv6 message that no error may answer: an error
  * message (not a query), or an ICMPv6 Redirect (RFC 4443 2.4(e.2)).
  */
