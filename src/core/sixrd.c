@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/inet.h"
 #include "core/wire.h"
+
+enum { ICMP6_HDR_LEN = 8 };	/* struct icmp6hdr: type, code, checksum, 4 bytes */
 
 /* ---- 6rd parameters ---- */
 
@@ -441,17 +444,76 @@ bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len)
 	       pkt[IPV6_HDR_LEN] == 134;
 }
 
-bool sitd_ra_no_default(uint8_t *pkt, uint32_t len)
+/*
+ * The Router Advertisement at ra, n bytes of it present: Router Lifetime (RFC 4861 4.2,
+ * bytes 6-7) set to 0, not a default router.  RFC 1624: the checksum mended from the
+ * word's old and new values, in the sums' order; both words lie at even offsets of the
+ * message, so this holds in a first fragment too.  true when it changed.
+ */
+static bool ra_zero_lifetime(uint8_t *ra, uint32_t n)
 {
-	uint8_t *ra = pkt + IPV6_HDR_LEN;
 	uint16_t old;
 
-	if (!sitd_ip6_is_ra(pkt, len) || !(ra[6] | ra[7]))
+	if (n < ICMP6_HDR_LEN || !(ra[6] | ra[7]))
 		return false;
-	/* RFC 4861 4.2: Router Lifetime, bytes 6-7; 0 = not a default router.  RFC 1624:
-	 * the checksum mended from the word's old and new values, in the sums' order. */
 	old = csum_ld16(ra + 6);
 	wr16(ra + 6, 0);
 	csum_replace16(ra + 2, old, 0);
 	return true;
+}
+
+bool sitd_ra_no_default(uint8_t *pkt, uint32_t len)
+{
+	return sitd_ip6_is_ra(pkt, len) && ra_zero_lifetime(pkt + IPV6_HDR_LEN, len - IPV6_HDR_LEN);
+}
+
+int sitd_ip6_nd(const uint8_t *pkt, uint32_t len, struct sitd_nd *nd)
+{
+	struct sitd_ipinfo ii;
+	uint8_t type;
+
+	memset(nd, 0, sizeof(*nd));
+	if (len < IPV6_HDR_LEN || ip_version(pkt) != 6)
+		return -EINVAL;
+	if (sitd_ip6_parse_chain(pkt, len, &ii)) {
+		nd->undecided = true;
+		return 0;
+	}
+	nd->end = ii.len;
+	nd->fragment = ii.fragment;
+	nd->later_fragment = ii.later_fragment;
+	if (ii.later_fragment || ii.l4proto != IPPROTO_ICMPV6)
+		return 0;
+	if (ii.fragment && ii.l3len + ICMP6_HDR_LEN > ii.len) {
+		nd->undecided = true;	/* RFC 8200 4.5: the first fragment holds it all */
+		return 0;
+	}
+	if (ii.l3len >= ii.len)
+		return 0;		/* no ICMPv6 byte: icmpv6_rcv discards it */
+	type = pkt[ii.l3len];
+	if (type < SITD_ND_RS || type > SITD_ND_REDIRECT)
+		return 0;
+	nd->type = (enum sitd_nd_type)type;
+	nd->off = ii.l3len;
+	return 0;
+}
+
+enum sitd_isatap_verdict sitd_isatap_nd_check(uint8_t *in, uint32_t ilen,
+					      enum sitd_isatap_node node)
+{
+	bool host = node == SITD_ISATAP_HOST;
+	struct sitd_nd nd;
+
+	if ((!host && node != SITD_ISATAP_NODEFAULT) || sitd_ip6_nd(in, ilen, &nd))
+		return SITD_ISATAP_PASS;
+	/* ndisc_redirect_rcv(): NDISC_NODETYPE_HOST and _NODEFAULT are both ignored. */
+	if (nd.undecided || nd.type == SITD_ND_REDIRECT)
+		return host ? SITD_ISATAP_ND_HOST : SITD_ISATAP_ND_NODEFAULT;
+	if (nd.type != SITD_ND_RA)
+		return SITD_ISATAP_PASS;
+	/* ndisc_router_discovery(): a host's RA is ignored, a NODEFAULT one's router isn't. */
+	if (host)
+		return SITD_ISATAP_RA_HOST;
+	ra_zero_lifetime(in + nd.off, nd.end - nd.off);
+	return SITD_ISATAP_PASS;
 }

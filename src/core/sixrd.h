@@ -232,6 +232,81 @@ bool sitd_ra_no_default(uint8_t *pkt, uint32_t len);
 /* An ICMPv6 router advertisement (type 134) right after the IPv6 header. */
 bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len);
 
+/* ---- Neighbour discovery behind extension headers (ISATAP receive) ---- */
+
+/* RFC 4861 4: the ICMPv6 types of neighbour discovery. */
+enum sitd_nd_type {
+	SITD_ND_NONE = 0,		/* not a neighbour discovery message */
+	SITD_ND_RS = 133,
+	SITD_ND_RA = 134,
+	SITD_ND_NS = 135,
+	SITD_ND_NA = 136,
+	SITD_ND_REDIRECT = 137,
+};
+
+/* What sitd_ip6_nd() found in an IPv6 packet. */
+struct sitd_nd {
+	enum sitd_nd_type type;
+	uint32_t off;			/* the ICMPv6 header, when type is not NONE */
+	uint32_t end;			/* 40 + payload length: where the message ends */
+	bool fragment;			/* behind a Fragment header with offset 0 */
+	bool later_fragment;		/* offset != 0: no ICMPv6 header here, type NONE */
+	bool undecided;			/* cannot tell: see sitd_ip6_nd() */
+};
+
+/*
+ * Walk pkt's extension headers, all of them (sitd_ip6_parse_chain: Hop-by-Hop, Routing,
+ * Destination Options, AH, Fragment, in any order and number, as ip6_protocol_deliver_rcu
+ * does), and say whether a neighbour discovery message follows, and which.  ndisc_rcv()
+ * takes one behind any chain, testing only its hop limit (255: RFC 4861 6.1.2, 8.1) and
+ * code, which an ISATAP host sets as it likes: decapsulation leaves the hop limit alone.
+ *
+ * Fragments (RFC 6980 5): a first fragment carries the ICMPv6 header (RFC 8200 4.5; the
+ * kernel discards a first fragment without it, ipv6_frag_thdr_truncated) and is told
+ * apart like a whole packet.  A later fragment carries no header and cannot be: it is
+ * harmless alone, for reassembly needs the first fragment, which this check saw; and the
+ * kernel drops a reassembled neighbour discovery message anyway unless
+ * net.ipv6.conf.*.suppress_frag_ndisc is 0 (ndisc_suppress_frag_ndisc).
+ *
+ * undecided: the chain runs past the packet's end (in a whole packet the kernel discards it
+ * at that header; in a first fragment the rest of the chain is in a later one), or a first
+ * fragment of ICMPv6 holds less than its 8-byte header (struct icmp6hdr).  A kernel older
+ * than the RFC 8200 4.5 check would reassemble either and might find an RA.
+ *
+ * Returns 0 (also for a packet that is no neighbour discovery), or -EINVAL when pkt is not
+ * an IPv6 header.  Nothing is read at or past pkt + len.
+ */
+int sitd_ip6_nd(const uint8_t *pkt, uint32_t len, struct sitd_nd *nd);
+
+/* The drop reasons of sitd_isatap_nd_check(), one stats.h counter each. */
+enum sitd_isatap_verdict {
+	SITD_ISATAP_PASS = 0,		/* write it (an RA may have been rewritten) */
+	SITD_ISATAP_RA_HOST,		/* rx_isatap_ra_host */
+	SITD_ISATAP_ND_HOST,		/* rx_isatap_nd_host */
+	SITD_ISATAP_ND_NODEFAULT,	/* rx_isatap_nd_nodefault */
+};
+
+/*
+ * What the kernel's neighbour discovery does with skb->ndisc_nodetype, for a TUN write that
+ * cannot carry it, on the ISATAP packet in (ilen bytes) whose source isatap_chksrc() found
+ * to be `node`, behind any extension headers (sitd_ip6_nd):
+ *
+ *   HOST       RA: dropped (ndisc_router_discovery ignores it whole).  Redirect: dropped
+ *              (ndisc_redirect_rcv ignores a host's), as is an undecided packet.  RS, NS,
+ *              NA pass: ndisc_recv_rs/ns/na take them from any node, and ISATAP hosts
+ *              resolve and probe each other with NS/NA (RFC 5214 8, RFC 4861 7).
+ *   NODEFAULT  RA: router lifetime set to 0 and the ICMPv6 checksum mended in place
+ *              (sitd_ra_no_default's rewrite, also in a first fragment).  Redirect:
+ *              dropped (ndisc_redirect_rcv ignores a PRL router without prl-default), as
+ *              is an undecided packet.  RS, NS, NA pass.
+ *   DEFAULT    everything passes, as from any router on a link.
+ *
+ * Anything else (REFUSED: sitd_packet_is_spoofed dropped it already) passes untouched.
+ * The only bytes ever written are the RA's Router Lifetime and Checksum.
+ */
+enum sitd_isatap_verdict sitd_isatap_nd_check(uint8_t *in, uint32_t ilen,
+					      enum sitd_isatap_node node);
+
 /* ---- MTU ---- */
 
 /*

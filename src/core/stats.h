@@ -42,6 +42,8 @@
 	X(rx_6rd_spoofed_dst, "6rd/6to4 inner destination embeds another IPv4 address than the outer one, not our prefix") \
 	X(rx_isatap_src, "ISATAP source neither a PRL router nor an on-link host matching the outer source") \
 	X(rx_isatap_ra_host, "ISATAP router advertisement from a host, not a PRL router")  \
+	X(rx_isatap_nd_host, "ISATAP redirect from a host, or headers that hide whether it is one") \
+	X(rx_isatap_nd_nodefault, "ISATAP redirect from a PRL router without prl-default, or headers hiding one") \
 	X(tx_no_nexthop, "automatic destination needed a next hop and the route has none")       \
 	X(tx_isatap_nexthop, "ISATAP next hop is not a unicast ISATAP address")                \
 	X(tx_not_v4compat, "no 6rd/6to4 destination and the next hop is not ::a.b.c.d")         \
