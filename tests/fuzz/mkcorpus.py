@@ -689,6 +689,73 @@ def config_seeds():
     }
 
 
+# ---------------------------------------------------------------- fuzz_isatap_nd
+
+ISATAP_SRC = "fe80::5efe:cb00:7102"     # fe80::5efe:203.0.113.2, an ISATAP host
+ISATAP_DST = "fe80::5efe:c633:6401"     # fe80::5efe:198.51.100.1, sitd's end
+NODE_HOST, NODE_DEFAULT, NODE_NODEFAULT = 3, 1, 2   # enum sitd_isatap_node
+CHAIN = 4                                           # [0] bit 2: fuzz_chain mode
+
+
+def nd_msg(typ, rest, body):
+    """ICMPv6 neighbour discovery message without its checksum (RFC 4861 4)."""
+    return icmp6(typ, 0, rest, body)
+
+
+def ra_msg(lifetime=1800):
+    # Cur Hop Limit 64, no flags, Router Lifetime, Reachable Time, Retrans Timer.
+    return nd_msg(134, 64 << 24 | lifetime, struct.pack(">II", 0, 0))
+
+
+def nd_packet(msg, ext=b"", first=IPPROTO_ICMPV6):
+    """IPv6 from the ISATAP host, hop limit 255, ext then msg with its ICMPv6 checksum."""
+    pseudo = pseudo6(a6(ISATAP_SRC), a6(ISATAP_DST), IPPROTO_ICMPV6, len(msg))
+    return ipv6(ISATAP_SRC, ISATAP_DST, first, ext + l4_full(msg, 2, pseudo), hlim=255)
+
+
+def isatap_nd_seeds():
+    ra, redirect = ra_msg(), nd_msg(137, 0, a6(HOST6_A) + a6(HOST6_B))
+    ns, na = nd_msg(135, 0, a6(ISATAP_DST)), nd_msg(136, 0x60000000, a6(ISATAP_SRC))
+    dst = ext_hdr(IPPROTO_ICMPV6, 0)
+    hbh_dst = ext_hdr(IPPROTO_DSTOPTS, 1) + dst
+    rt = struct.pack(">BBBB", IPPROTO_ICMPV6, 1, 4, 0) + bytes(12)
+    ten = b"".join(ext_hdr(IPPROTO_DSTOPTS, 0) for _ in range(9)) + dst
+    raw = {
+        "ra-host-plain": bytes([NODE_HOST]) + nd_packet(ra),
+        "ra-host-dstopts": bytes([NODE_HOST]) + nd_packet(ra, dst, IPPROTO_DSTOPTS),
+        "ra-host-hbh-dstopts": bytes([NODE_HOST]) + nd_packet(ra, hbh_dst, IPPROTO_HOPOPTS),
+        "ra-host-routing": bytes([NODE_HOST]) + nd_packet(ra, rt, IPPROTO_ROUTING),
+        "ra-host-10-dstopts": bytes([NODE_HOST]) + nd_packet(ra, ten, IPPROTO_DSTOPTS),
+        "ra-nodefault-chain": bytes([NODE_NODEFAULT]) + nd_packet(ra, hbh_dst, IPPROTO_HOPOPTS),
+        "ra-default-dstopts": bytes([NODE_DEFAULT]) + nd_packet(ra, dst, IPPROTO_DSTOPTS),
+        "redirect-host": bytes([NODE_HOST]) + nd_packet(redirect, dst, IPPROTO_DSTOPTS),
+        "redirect-nodefault": bytes([NODE_NODEFAULT]) + nd_packet(redirect),
+        "ns-host-dstopts": bytes([NODE_HOST]) + nd_packet(ns, dst, IPPROTO_DSTOPTS),
+        "na-host": bytes([NODE_HOST]) + nd_packet(na),
+        "ra-host-first-fragment": bytes([NODE_HOST]) + nd_packet(
+            ra, frag_hdr(IPPROTO_ICMPV6, 0, True, 0x5efe), IPPROTO_FRAGMENT),
+        "ra-nodefault-first-fragment": bytes([NODE_NODEFAULT]) + nd_packet(
+            ra, frag_hdr(IPPROTO_ICMPV6, 0, True, 0x5efe), IPPROTO_FRAGMENT),
+        "later-fragment": bytes([NODE_HOST]) + nd_packet(
+            ra, frag_hdr(IPPROTO_ICMPV6, 64, False, 0x5efe), IPPROTO_FRAGMENT),
+        "first-fragment-short": bytes([NODE_HOST]) + ipv6(
+            ISATAP_SRC, ISATAP_DST, IPPROTO_FRAGMENT,
+            frag_hdr(IPPROTO_ICMPV6, 0, True, 0x5efe) + bytes([134, 0, 0]), hlim=255),
+        "chain-truncated": bytes([NODE_HOST]) + nd_packet(ra, hbh_dst, IPPROTO_HOPOPTS)[:52],
+    }
+    # Chain mode: [1] the count, one byte per header (kind | units << 2 | M << 4), the body.
+    chain = {
+        "chain-dst-ra": bytes([CHAIN | NODE_HOST, 1, 1]) + ra,
+        "chain-hbh-dst-rt-ra": bytes([CHAIN | NODE_NODEFAULT, 3, 0, 1 | 4, 2]) + ra,
+        "chain-frag-ra": bytes([CHAIN | NODE_HOST, 2, 1, 3 | 16]) + ra,
+        "chain-frag-short": bytes([CHAIN | NODE_NODEFAULT, 1, 3]) + ra[:5],
+        "chain-12-redirect": bytes([CHAIN | NODE_HOST, 12]) + bytes([1] * 12) + redirect,
+        "chain-ns": bytes([CHAIN | NODE_HOST, 2, 0, 1]) + ns,
+    }
+    raw.update(chain)
+    return raw
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -731,7 +798,8 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
     targets = {"fuzz_tx": tx_seeds(), "fuzz_rx": rx_seeds(), "fuzz_icmp": icmp_seeds(),
                "fuzz_cli": cli_seeds(), "fuzz_udp": udp_seeds(), "fuzz_config": config_seeds(),
-               "fuzz_gro": gro_seeds(), "fuzz_privmsg": privmsg_seeds()}
+               "fuzz_gro": gro_seeds(), "fuzz_privmsg": privmsg_seeds(),
+               "fuzz_isatap_nd": isatap_nd_seeds()}
     for target, seeds in targets.items():
         assert len(seeds) < 32, target
         d = os.path.join(out, target)
