@@ -13,25 +13,32 @@
 
 #include "cmd/server_int.h"
 #include "daemon/daemon.h"
+#include "os/file.h"
 #include "os/log.h"
 #include "priv/privsep.h"
 #include "proto/config.h"
 
 enum { CONFIG_MAX = 16 << 20 };
 
-/* The file at path, or (fd >= 0) the one open on fd, which it takes.  0 or -errno. */
-static int read_file(const char *path, int fd, char **text, size_t *len)
+/*
+ * The file at path (as file_open_config() takes it: root's, written by no one else), or
+ * (fd >= 0) the one open on fd, which it takes.  0 or -errno; *why for a refused file.
+ */
+static int read_file(const char *path, int fd, char **text, size_t *len, const char **why)
 {
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : fopen(path, "re");
+	FILE *f;
 	size_t cap = 1 << 16;
 	char *buf = NULL;
 
 	*len = 0;
+	*why = NULL;
+	if (fd < 0 && (fd = file_open_config(path, why)) < 0)
+		return fd;
+	f = fdopen(fd, "r");
 	if (!f) {
 		int e = errno;
 
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return -e;
 	}
 	for (;;) {
@@ -66,10 +73,11 @@ struct sitd_conf *reload_load_config(const char *path, int fd, unsigned *n, char
 	char msg[300], *text = NULL;
 	size_t len;
 	unsigned cap;
-	int r = read_file(path, fd, &text, &len);
+	const char *why;
+	int r = read_file(path, fd, &text, &len, &why);
 
 	if (r < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		snprintf(err, errlen, "%s: %s", path, why ? why : strerror(-r));
 		return NULL;
 	}
 	cap = sitd_config_count(text, len);

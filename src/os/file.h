@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* The configuration file, opened as only its owner could have written it. */
+#ifndef SITD_FILE_H
+#define SITD_FILE_H
+
+/*
+ * path read-only.  Run as root (the monitor, and sitd before it forks), the file must be
+ * a regular file owned by root and writable by no one else, and not a symbolic link
+ * itself (O_NOFOLLOW: give the file it points to): what sitd grants follows from it.
+ * Refused: -EPERM with *why saying which of these it failed (a static string).  Any other
+ * failure: -errno.  The fd otherwise.
+ */
+int file_open_config(const char *path, const char **why);
+
+#endif
