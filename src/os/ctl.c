@@ -2,6 +2,7 @@
 #include "os/ctl.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,8 +40,18 @@ int ctl_dir(char *buf, size_t len)
 	return 0;
 }
 
-/* mkdir -p for the socket's directory: each missing component 0755, root's (the monitor
- * removes the socket at the end). */
+/*
+ * mkdir -p for the socket's directory: each missing component root's, and 0755 set with
+ * chmod (a umask such as the unit's UMask=0077 would leave it 0700, and the group of the
+ * socket could not reach it); the socket's own mode (0660) decides who connects.
+ */
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0755) < 0)
+		return errno == EEXIST ? 0 : -1;
+	return chmod(dir, 0755);
+}
+
 static int make_dirs(const char *path)
 {
 	char dir[108];
@@ -59,13 +70,11 @@ static int make_dirs(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		if (make_dir(dir) < 0)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
+	return make_dir(dir);
 }
 
 int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid)
@@ -73,7 +82,9 @@ int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid)
 	struct sockaddr_un sa;
 	struct stat st;
 	mode_t old;
-	int fd, err;
+	bool as_gid;
+	gid_t egid;
+	int fd, err, r;
 
 	l->fd = -1;
 	if (addr_of(path, &sa) < 0 || make_dirs(path) < 0)
@@ -100,16 +111,32 @@ int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
-	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	/*
+	 * The socket is born 0660 in its group (umask, effective gid): nothing is changed by
+	 * path after the bind, where -S PATH in a directory others can write would let them
+	 * swap what the path names.  Not root, sitd cannot take another gid: then its group
+	 * is set by path, as before (the directory is the user's own).
+	 */
+	egid = getegid();
+	as_gid = gid != (gid_t)-1 && gid != egid && geteuid() == 0;
+	if (as_gid && setegid(gid) < 0) {
 		err = errno;
-		umask(old);
 		close(fd);
 		errno = err;
 		return -1;
 	}
+	old = umask(0117);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	err = errno;
 	umask(old);
-	if ((gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) || chmod(path, 0660) < 0 ||
+	if (as_gid && setegid(egid) < 0)
+		r = -1, err = errno;
+	if (r < 0) {
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if ((gid != (gid_t)-1 && !as_gid && geteuid() != 0 && chown(path, (uid_t)-1, gid) < 0) ||
 	    lstat(path, &st) < 0 || listen(fd, 16) < 0) {
 		err = errno;
 		unlink(path);
