@@ -17,7 +17,7 @@ const struct sitd_request_cmd sitd_request_cmds[SITD_REQ_COUNT] = {
 	[SITD_REQ_RELOAD] = { .kind = SITD_REQ_RELOAD, .name = "reload", .usage = "",
 			      .root_only = true, .flags = "" },
 	[SITD_REQ_SANDBOX] = { .kind = SITD_REQ_SANDBOX, .name = "sandbox", .usage = "",
-			       .flags = "" },
+			       .root_only = true, .flags = "" },
 	[SITD_REQ_6RD] = { .kind = SITD_REQ_6RD, .name = "6rd",
 			   .usage = "dev NAME {6rd-prefix P/L 6rd-relay_prefix A/L | 6rd-reset}",
 			   .root_only = true, .flags = "" },

@@ -120,7 +120,8 @@ static void small_buffers(void **state)
  */
 static void table(void **state)
 {
-	static const bool root[SITD_REQ_COUNT] = { [SITD_REQ_RELOAD] = true, [SITD_REQ_6RD] = true,
+	static const bool root[SITD_REQ_COUNT] = { [SITD_REQ_RELOAD] = true, [SITD_REQ_SANDBOX] = true,
+						   [SITD_REQ_6RD] = true,
 						   [SITD_REQ_PRL] = true };
 
 	(void)state;
