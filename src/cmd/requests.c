@@ -116,7 +116,7 @@ static int req_reload(struct server *s, struct control_client *c, const struct s
 /* `sitd sandbox`: the report of sandbox.c. */
 static int req_sandbox(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
-	char msg[2048];
+	char msg[4096];
 
 	(void)r;
 	sandbox_report(s->d, msg, sizeof(msg));

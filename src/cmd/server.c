@@ -9,7 +9,9 @@
  */
 #include "cmd/server.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd/server_int.h"
+#include "core/ratelimit.h"
 #include "daemon/daemon.h"
 #include "os/ctl.h"
 #include "os/log.h"
@@ -47,28 +50,79 @@ static void print_stats(struct server *s)
 	}
 }
 
-/*
- * The user the packet process becomes: -u USER, else the dedicated `sitd` (the package
- * creates it), else `nobody`, said in the log.  Only root can change its uid: started
- * unprivileged, sitd stays who it is.
- */
-static const char *packet_user(const char *asked)
+/* No process of this uid or gid runs now (/proc/PID/status, every pid). */
+static bool id_unused(unsigned id)
 {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool used = false;
+
+	if (!d)
+		return false;
+	while (!used && (e = readdir(d))) {
+		char path[300], line[256];
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (!used && fgets(line, sizeof(line), f)) {
+			unsigned v[4];
+
+			if ((!strncmp(line, "Uid:", 4) || !strncmp(line, "Gid:", 4)) &&
+			    sscanf(line + 4, "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) == 4)
+				used = v[0] == id || v[1] == id || v[2] == id || v[3] == id;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return !used;
+}
+
+/*
+ * The uid and gid the packet process becomes: -u USER's, else the dedicated user `sitd`'s
+ * (the package creates it), else, as systemd's DynamicUser=, one of 61184..65519 that
+ * names no user or group and no running process uses; never `nobody`, whose uid other
+ * daemons share (a signal from any of them would stop sitd).  Said in the log.  Only
+ * root can change its uid: started unprivileged, sitd stays who it is (-1).
+ */
+static void packet_user(const char *asked, uid_t *uid, gid_t *gid)
+{
+	enum { DYN_FIRST = 61184, DYN_LAST = 65519 };
+	const char *name = asked ? asked : "sitd";
+	struct passwd *pw;
+	unsigned span = DYN_LAST - DYN_FIRST + 1, start;
+
+	*uid = (uid_t)-1;
+	*gid = (gid_t)-1;
 	if (geteuid() != 0)
-		return NULL;
-	if (asked) {
-		if (!getpwnam(asked))
-			log_fatalx("no such user \"%s\" (-u)", asked);
-		return asked;
+		return;
+	if ((pw = getpwnam(name))) {
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		log_info("the packet process runs as user \"%s\" (uid %u)", name,
+			 (unsigned)pw->pw_uid);
+		return;
 	}
-	if (getpwnam("sitd"))
-		return "sitd";
-	if (getpwnam("nobody")) {
-		log_warnx("no user \"sitd\": the packet process runs as \"nobody\" (create a "
-			  "system user sitd, as the package does, or give -u USER)");
-		return "nobody";
+	if (asked)
+		log_fatalx("no such user \"%s\" (-u)", asked);
+	/* From a point of its own, so that two starting at once seldom meet. */
+	start = (unsigned)getpid() % span;
+	for (unsigned k = 0; k < span; k++) {
+		unsigned id = DYN_FIRST + (start + k) % span;
+
+		if (getpwuid((uid_t)id) || getgrgid((gid_t)id) || !id_unused(id))
+			continue;
+		*uid = (uid_t)id;
+		*gid = (gid_t)id;
+		log_info("no user \"sitd\": the packet process runs as uid and gid %u, of no user "
+			 "and no other process (create a system user sitd, or give -u USER)", id);
+		return;
 	}
-	log_fatalx("neither user \"sitd\" nor \"nobody\" exists: give -u USER");
+	log_fatalx("no user \"sitd\" and no unused uid in %u..%u: give -u USER", DYN_FIRST,
+		   DYN_LAST);
 }
 
 /* The monitor's own reading of the file (privsep.h): quiet, NULL on any error. */
@@ -132,14 +186,18 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 {
 	const struct server_opts *o = s->o;
 	struct itimerspec tick = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
-	const char *user = packet_user(o->user);
+	struct privsep_opts po = { .config = o->config, .load = monitor_load, .conf = c, .n = n,
+				   .ctl = &s->ctl, .tx_packet = o->tx_packet, .rx_ring = o->rx_ring,
+				   .workers = o->workers };
 	bool *ok = calloc(n, sizeof(*ok));
 	sigset_t set;
-	pid_t monitor;
+	uid_t uid;
+	gid_t gid;
 	int e;
 
 	if (!ok)
 		log_fatalx("out of memory");
+	packet_user(o->user, &uid, &gid);
 	listen_ctl(s, c);
 	/* Signals arrive through a signalfd in this loop, never in the workers. */
 	sigemptyset(&set);
@@ -149,14 +207,14 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	monitor = getpid();
-	e = privsep_start(o->config, monitor_load, c, n, &s->ctl);
+	s->monitor = getpid();
+	e = privsep_start(&po);
 	if (e < 0) {
 		ctl_unlink(&s->ctl);
 		errno = -e;
 		log_fatal("cannot start the monitor");
 	}
-	priv_drop_child(user, monitor);
+	priv_drop_child(uid, gid, s->monitor);
 
 	s->sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
 	s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -183,6 +241,29 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 		log_info("%s: running", c[i].name);
 	log_info("%u tunnel(s), %u worker(s), control socket %s, as uid %u", n,
 		 daemon_workers(s->d), s->ctl.path, (unsigned)getuid());
+}
+
+/*
+ * Signals that stop or reconfigure sitd count from its monitor (which forwards the
+ * operator's and systemd's), from root (the kernel's own, a terminal's Ctrl-C, included)
+ * or from this process; from anyone else (another process of the same user) they are
+ * ignored, and logged at most once a second.
+ */
+static bool signal_trusted(struct server *s, const struct signalfd_siginfo *si)
+{
+	static struct sitd_ratelimit rl = { .interval_ns = 1000000000ull,
+					    .burst_ns = 1000000000ull,
+					    .credit_ns = 1000000000ull };
+	struct timespec ts;
+
+	if (si->ssi_pid == (uint32_t)s->monitor || si->ssi_uid == 0 ||
+	    si->ssi_pid == (uint32_t)getpid())
+		return true;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (rl_allow(&rl, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec))
+		log_warnx("signal %u from pid %u (uid %u) ignored: only sitd's monitor or root may "
+			  "stop or reload it", si->ssi_signo, si->ssi_pid, si->ssi_uid);
+	return false;
 }
 
 int server_main(const struct server_opts *o)
@@ -233,7 +314,8 @@ int server_main(const struct server_opts *o)
 			if (read(s.tick_fd, &ticks, sizeof(ticks)) > 0)
 				daemon_tick(s.d);
 		}
-		if (!(p[base].revents & POLLIN) || read(s.sig_fd, &si, sizeof(si)) != sizeof(si))
+		if (!(p[base].revents & POLLIN) || read(s.sig_fd, &si, sizeof(si)) != sizeof(si) ||
+		    !signal_trusted(&s, &si))
 			continue;
 		if (si.ssi_signo == SIGUSR1) {
 			print_stats(&s);

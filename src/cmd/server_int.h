@@ -41,6 +41,7 @@ struct server {
 	const struct server_opts *o;
 	struct sitd_daemon *d;
 	struct ctl_listener ctl;
+	pid_t monitor;			/* the parent: its signals count (server.c) */
 	int sig_fd, tick_fd;
 	struct control_client c[CONTROL_CLIENTS_MAX];
 	unsigned nc;

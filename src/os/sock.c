@@ -94,22 +94,84 @@ int sock_filter_set(int fd, struct sock_filter *f, unsigned n)
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-int ring_setup(int fd, uint8_t **map)
+/* Attach f and lock it (SO_LOCK_FILTER): whoever holds fd can no longer change it. */
+static int filter_lock(int fd, struct sock_filter *f, unsigned n)
+{
+	int on = 1;
+
+	if (sock_filter_set(fd, f, n) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_LOCK_FILTER, &on, sizeof(on)) < 0)
+		return -1;
+	return 0;
+}
+
+static int close_errno(int fd)
+{
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int packet_tx_open(void)
 {
 	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	int fd = packet_open();
+
+	/* Bound later to ETH_P_ALL, or with memberships added, it still takes nothing. */
+	if (fd >= 0 && filter_lock(fd, &none, 1) < 0)
+		return close_errno(fd);
+	return fd;
+}
+
+/* The ring's version and size.  Blocks hand over when full or after the timeout: a 64 KB
+ * packet merged by the device's GRO fits in one. */
+static int ring_config(int fd)
+{
 	int v = TPACKET_V3;
-	/* Blocks hand over when full or after the timeout: a 64 KB packet merged by the
-	 * device's GRO fits in one. */
 	struct tpacket_req3 req = { .tp_block_size = RING_BLOCK, .tp_block_nr = RING_BLOCKS,
 				    .tp_frame_size = 2048, .tp_frame_nr = RING_BLOCK / 2048 * RING_BLOCKS,
 				    .tp_retire_blk_tov = RING_TIMEOUT_MS };
+
+	if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
+		return -1;
+	return 0;
+}
+
+int ring_locked_open(struct sock_filter *f, unsigned n)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP) };
+	int fd = packet_open();
+
+	if (fd < 0)
+		return -1;
+	/* The filter before the bind: nothing else reaches the ring first. */
+	if (filter_lock(fd, f, n) < 0 || ring_config(fd) < 0 ||
+	    bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		return close_errno(fd);
+	return fd;
+}
+
+int ring_map(int fd, uint8_t **map)
+{
+	void *m = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+
+	if (m == MAP_FAILED)
+		return -1;
+	*map = m;
+	return 0;
+}
+
+int ring_setup(int fd, uint8_t **map)
+{
+	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP) };
 	void *m;
 
-	if (sock_filter_set(fd, &none, 1) < 0)
-		return -1;
-	if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
-	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
+	if (sock_filter_set(fd, &none, 1) < 0 || ring_config(fd) < 0)
 		return -1;
 	m = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)

@@ -28,8 +28,19 @@ int packet_open(void);
 enum { RING_BLOCK = 256 << 10, RING_BLOCKS = 16, RING_TIMEOUT_MS = 1 };
 int ring_setup(int fd, uint8_t **map);
 
-/* Attach a classic BPF program (bpf.h) to fd, replacing the one it had. */
+/*
+ * What the monitor hands out locked (SO_LOCK_FILTER), so that the packet process cannot
+ * widen it: packet_tx_open() as packet_open() with a drop-everything filter (a bind to
+ * ETH_P_ALL or PACKET_ADD_MEMBERSHIP then gains nothing); ring_locked_open() a ring as
+ * ring_setup() makes it, with f attached, bound to IPv4 on every device, for the holder
+ * to map with ring_map().  -1 with errno.
+ */
 struct sock_filter;
+int packet_tx_open(void);
+int ring_locked_open(struct sock_filter *f, unsigned n);
+int ring_map(int fd, uint8_t **map);
+
+/* Attach a classic BPF program (bpf.h) to fd, replacing the one it had. */
 int sock_filter_set(int fd, struct sock_filter *f, unsigned n);
 
 /* The current path MTU toward remote (from local, through dev), or 0 without a route. */

@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <net/if.h>
+#include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -26,6 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/bpf.h"
+#include "os/file.h"
 #include "os/log.h"
 #include "os/nl.h"
 #include "os/sock.h"
@@ -39,28 +43,56 @@ struct owned {
 	char name[IF_NAMESIZE];
 };
 
+/* The sockets the monitor hands out, counted against what the configuration needs. */
+enum grant {
+	G_RAW41, G_RAW4, G_RAW_SEND, G_ICMP6, G_UDP_RX, G_UDP_TX, G_PACKET, G_RING, G_COUNT
+};
+
+static const char *const grant_name[G_COUNT] = {
+	"raw sockets for protocol 41", "raw sockets for protocol 4", "raw send sockets",
+	"ICMPv6 sockets", "UDP receive sockets", "UDP send sockets", "AF_PACKET sockets",
+	"AF_PACKET rings",
+};
+
+enum {
+	RAW_PER_PROTO = 4,		/* one outer per protocol, reopened when it comes back */
+	UDP_TX_PER_TUNNEL = 8,		/* daemon/internal.h's UDP_TX_MAX, encap-sport auto */
+	GRANT_SLACK = 4,
+};
+
 static struct {
 	int fd;				/* the monitor's end */
 	pid_t child;
 	const char *config;
 	privsep_load_fn load;
 	const struct ctl_listener *ctl;
+	bool tx_packet, rx_ring;
+	unsigned workers;
 	struct owned *dev;
 	size_t ndev, capdev;
 	struct sitd_conf *confs;		/* the configuration, as the monitor read it */
 	unsigned nconfs;
+	/* Granted since the configuration last changed, and whether the cap was logged. */
+	unsigned granted[G_COUNT];
+	bool capped[G_COUNT];
 } mon;
 
+/* A new configuration: the caps count from zero (a reload reopens what changed). */
 static int set_confs(const struct sitd_conf *c, unsigned n)
 {
-	struct sitd_conf *copy = calloc(n ? n : 1, sizeof(*copy));
+	struct sitd_conf *copy;
 
+	if (mon.confs && n == mon.nconfs && !memcmp(c, mon.confs, n * sizeof(*c)))
+		return 0;
+	copy = calloc(n ? n : 1, sizeof(*copy));
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, c, n * sizeof(*copy));
 	free(mon.confs);
 	mon.confs = copy;
 	mon.nconfs = n;
+	memset(mon.granted, 0, sizeof(mon.granted));
+	memset(mon.capped, 0, sizeof(mon.capped));
 	return 0;
 }
 
@@ -72,7 +104,11 @@ static const struct sitd_conf *conf_named(const char *name)
 	return NULL;
 }
 
-/* The configuration as the file has it now (a reload adds tunnels, or changes them). */
+/*
+ * The configuration as the file has it now, read when the packet process opens it for a
+ * reload (and never on a refused request: what is granted follows the file root wrote,
+ * as file_open_config() checks it, not how often the packet process asks).
+ */
 static void reread(void)
 {
 	struct sitd_conf *c;
@@ -115,21 +151,147 @@ static bool route_listed(const struct sitd_conf *c, const struct sitd_route *r)
 
 /*
  * What the configuration says of the tunnel `name`: a device for it at all (r NULL), or
- * the address or route r adds.  Asked of the configuration read at start, then of the
- * file as it is now.
+ * the address or route r adds.
  */
 static bool configured(const char *name, const struct priv_req *r)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		const struct sitd_conf *c = conf_named(name);
+	const struct sitd_conf *c = conf_named(name);
 
-		if (c && (!r || (r->type == PRIV_ADDR ? addr_listed(c, &r->route.dst) :
-				 route_listed(c, &r->route))))
+	return c && (!r || (r->type == PRIV_ADDR ? addr_listed(c, &r->route.dst) :
+			    route_listed(c, &r->route)));
+}
+
+/* ---- what the configuration needs --------------------------------------------------- */
+
+/* Protocol 41 or 4 received on a raw socket for c (daemon/tunnel.c: outer_get). */
+static bool carries(const struct sitd_conf *c, uint8_t proto)
+{
+	return c->encap == SITD_ENCAP_NONE &&
+	       (proto == IPPROTO_IPV6 ? c->mode != SITD_MODE_IPIP : c->mode != SITD_MODE_SIT);
+}
+
+static bool any_carries(uint8_t proto)
+{
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		if (carries(&mon.confs[i], proto))
 			return true;
-		if (pass == 0)
-			reread();
+	return false;
+}
+
+static bool any_isatap(void)
+{
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		if (mon.confs[i].isatap)
+			return true;
+	return false;
+}
+
+/* A stanza receives FOU/GUE on port (its encap-dport). */
+static bool udp_rx_listed(uint16_t port)
+{
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		if (mon.confs[i].encap != SITD_ENCAP_NONE && mon.confs[i].encap_dport == port)
+			return true;
+	return false;
+}
+
+/* A stanza sends from (local, encap-sport, dev): tunnel.c's udp_tx_all asks so. */
+static bool udp_tx_listed(const struct priv_req *r)
+{
+	for (unsigned i = 0; i < mon.nconfs; i++) {
+		const struct sitd_conf *c = &mon.confs[i];
+
+		if (c->encap != SITD_ENCAP_NONE && c->local == r->local &&
+		    c->encap_sport == r->port && !strncmp(c->dev, r->name, sizeof(c->dev)))
+			return true;
 	}
 	return false;
+}
+
+/* How many of kind g the configuration (and -w, -T, -R) can need between two changes. */
+static unsigned grant_cap(enum grant g)
+{
+	unsigned n = 0;
+
+	switch (g) {
+	case G_RAW41:
+	case G_RAW4:
+	case G_ICMP6:
+		return RAW_PER_PROTO;
+	case G_RAW_SEND:
+		return mon.workers + GRANT_SLACK;
+	case G_UDP_RX:
+		for (unsigned i = 0; i < mon.nconfs; i++)
+			n += mon.confs[i].encap != SITD_ENCAP_NONE;
+		return 2 * n + GRANT_SLACK;
+	case G_UDP_TX:
+		for (unsigned i = 0; i < mon.nconfs; i++) {
+			const struct sitd_conf *c = &mon.confs[i];
+
+			if (c->encap != SITD_ENCAP_NONE && c->encap_sport != c->encap_dport)
+				n += c->encap_sport ? 1 : UDP_TX_PER_TUNNEL;
+		}
+		return 2 * n + GRANT_SLACK;
+	case G_PACKET:
+		return (mon.tx_packet ? mon.workers : 0) + (mon.rx_ring ? 2 * RAW_PER_PROTO : 0) +
+		       GRANT_SLACK;
+	case G_RING:
+		return 2 * RAW_PER_PROTO;
+	case G_COUNT:
+		break;
+	}
+	return 0;
+}
+
+/* One more socket of kind g, if `needed` (else why not) and within its cap: 0 or -EPERM. */
+static int grant(const struct priv_req *r, enum grant g, bool needed, const char *why)
+{
+	if (!needed) {
+		log_warnx("monitor: %s refused: %s", priv_type_name(r->type), why);
+		return -EPERM;
+	}
+	if (mon.granted[g] >= grant_cap(g)) {
+		if (!mon.capped[g])
+			log_warnx("monitor: %s refused: %u %s granted, as many as the configuration "
+				  "needs", priv_type_name(r->type), mon.granted[g], grant_name[g]);
+		mon.capped[g] = true;
+		return -EPERM;
+	}
+	mon.granted[g]++;
+	return 0;
+}
+
+/* The -R ring's filter for proto, from the monitor's own view of the local addresses, as
+ * daemon/outer.c's ring_filters builds it; everything dropped when they do not fit. */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int ring_locked(uint8_t proto)
+{
+	static struct sock_filter f[SITD_BPF_MAX];
+	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	uint32_t *l = calloc(mon.nconfs ? mon.nconfs : 1, sizeof(*l));
+	unsigned n = 0, k = 0, nf;
+	int fd;
+
+	if (!l)
+		return -ENOMEM;
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		if (carries(&mon.confs[i], proto) && mon.confs[i].local)
+			l[n++] = mon.confs[i].local;
+	qsort(l, n, sizeof(*l), cmp_u32);
+	for (unsigned i = 0; i < n; i++)
+		if (!k || l[k - 1] != l[i])
+			l[k++] = l[i];
+	nf = sitd_bpf_ring(f, SITD_BPF_MAX, proto, l, k);
+	free(l);
+	errno = 0;
+	fd = nf ? ring_locked_open(f, nf) : ring_locked_open(&none, 1);
+	return fd >= 0 ? fd : errno ? -errno : -EIO;
 }
 
 /* A TUN device the monitor opened, by index or by name, and still the same device. */
@@ -197,14 +359,23 @@ static void notify_ready(void)
 		close(fd);
 }
 
-static int icmp6_open(void)
+/*
+ * ISATAP's router solicitations: sent only, so every type is blocked from its receive
+ * queue (ICMP6_FILTER); bound to the device when ifindex is given.
+ */
+static int icmp6_open(unsigned ifindex)
 {
 	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6), e;
 	int hops = 255;	/* neighbour discovery is refused with any other (RFC 4861 6.1.1) */
+	int idx = (int)ifindex;
+	struct icmp6_filter none;
 
 	if (fd < 0)
 		return -errno;
-	if (setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof(hops)) < 0) {
+	ICMP6_FILTER_SETBLOCKALL(&none);
+	if (setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops, sizeof(hops)) < 0 ||
+	    setsockopt(fd, IPPROTO_ICMPV6, ICMP6_FILTER, &none, sizeof(none)) < 0 ||
+	    (ifindex && setsockopt(fd, SOL_SOCKET, SO_BINDTOIFINDEX, &idx, sizeof(idx)) < 0)) {
 		e = errno;
 		close(fd);
 		return -e;
@@ -246,25 +417,53 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			own(r->name);
 		break;
 	case PRIV_RAW_OPEN:
+		if ((e = grant(r, r->proto == IPPROTO_IPV6 ? G_RAW41 : G_RAW4, any_carries(r->proto),
+			       "no stanza receives that protocol")) < 0)
+			return e;
 		*fd = fd_or_errno(raw_open(r->proto));
 		break;
 	case PRIV_RAW_SEND_OPEN:
+		if ((e = grant(r, G_RAW_SEND, true, "")) < 0)
+			return e;
 		*fd = fd_or_errno(raw_send_open());
 		break;
 	case PRIV_ICMP6_OPEN:
-		*fd = icmp6_open();
+		if ((e = grant(r, G_ICMP6, any_isatap(), "no ISATAP stanza")) < 0)
+			return e;
+		*fd = icmp6_open(0);
+		break;
+	case PRIV_ICMP6_DEV_OPEN:
+		dev = owned_index(r->ifindex);
+		if ((e = grant(r, G_ICMP6, dev && conf_named(dev) && conf_named(dev)->isatap,
+			       "not an ISATAP device sitd opened")) < 0)
+			return e;
+		*fd = icmp6_open(r->ifindex);
 		break;
 	case PRIV_UDP_RX_OPEN:
+		if ((e = grant(r, G_UDP_RX, udp_rx_listed(r->port),
+			       "no stanza's encap-dport is that port")) < 0)
+			return e;
 		*fd = fd_or_errno(udp_rx_open(r->port));
 		break;
 	case PRIV_UDP_TX_OPEN:
+		if ((e = grant(r, G_UDP_TX, udp_tx_listed(r),
+			       "no stanza sends from that local address, encap-sport and dev")) < 0)
+			return e;
 		*fd = fd_or_errno(udp_tx_open(r->local, r->port, r->name, r->pmtudisc, r->flag));
 		break;
-	case PRIV_CONFIG_OPEN:
+	case PRIV_CONFIG_OPEN: {
+		const char *why;
+
 		if (!mon.config)
 			return -ENOENT;
-		*fd = fd_or_errno(open(mon.config, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+		*fd = file_open_config(mon.config, &why);
+		if (*fd == -EPERM && why)
+			log_warnx("monitor: %s: %s", mon.config, why);
+		/* A reload: what it may ask for is what the file says now. */
+		if (*fd >= 0)
+			reread();
 		break;
+	}
 	case PRIV_LINK_MTU:
 		if (!owned_name(r->name))
 			return refuse(r);
@@ -295,7 +494,17 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		notify_ready();
 		return 0;
 	case PRIV_PACKET_OPEN:
-		*fd = fd_or_errno(packet_open());
+	case PRIV_PACKET_TX_OPEN:
+		if ((e = grant(r, G_PACKET, mon.tx_packet || mon.rx_ring,
+			       "sitd runs without -T packet and -R ring")) < 0)
+			return e;
+		*fd = fd_or_errno(r->type == PRIV_PACKET_OPEN ? packet_open() : packet_tx_open());
+		break;
+	case PRIV_RING_OPEN:
+		if ((e = grant(r, G_RING, mon.rx_ring && any_carries(r->proto),
+			       "sitd runs without -R ring, or no stanza receives that protocol")) < 0)
+			return e;
+		*fd = ring_locked(r->proto);
 		break;
 	}
 	if (*fd < 0) {
@@ -325,8 +534,16 @@ static void reply(struct priv_rep *rep, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(fd));
 	}
-	/* A child that cannot take the answer is ending: its SIGCHLD ends the monitor. */
-	(void)sendmsg(mon.fd, &m, MSG_NOSIGNAL);
+	/*
+	 * Never blocking: a child that does not take its answer (its socket buffer full) loses
+	 * it and is treated as ending; its SIGCHLD, or the hang-up, ends the monitor.
+	 */
+	if (sendmsg(mon.fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		log_warnx("monitor: the packet process does not read its answers; stopping it");
+		shutdown(mon.fd, SHUT_RDWR);
+		kill(mon.child, SIGTERM);
+	}
 	if (fd >= 0)
 		close(fd);
 }
@@ -419,15 +636,20 @@ static _Noreturn void monitor(void)
 	}
 }
 
-_Noreturn void monitor_run(int fd, pid_t child, const char *config, privsep_load_fn load,
-			  const struct sitd_conf *conf, unsigned n, const struct ctl_listener *ctl)
+_Noreturn void monitor_run(int fd, pid_t child, const struct privsep_opts *o)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
 	mon.fd = fd;
 	mon.child = child;
-	mon.config = config;
-	mon.load = load;
-	mon.ctl = ctl;
-	if (set_confs(conf, n) < 0) {
+	mon.config = o->config;
+	mon.load = o->load;
+	mon.ctl = o->ctl;
+	mon.tx_packet = o->tx_packet;
+	mon.rx_ring = o->rx_ring;
+	/* As daemon_new() counts them: -w N, else one per CPU. */
+	mon.workers = o->workers ? o->workers : cpus > 0 ? (unsigned)cpus : 1;
+	if (set_confs(o->conf, o->n) < 0) {
 		kill(child, SIGTERM);
 		log_fatalx("monitor: out of memory");
 	}

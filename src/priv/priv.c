@@ -4,8 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/if_packet.h>
 #include <linux/if_tun.h>
+#include <linux/netlink.h>
 #include <net/if.h>
+#include <netinet/icmp6.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <pwd.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -40,15 +45,10 @@
 #define SITD_TRAP 1
 #endif
 
-static void drop_user(const char *user)
+static void drop_user(uid_t uid, gid_t gid)
 {
-	struct passwd *pw = getpwnam(user);
-
-	if (!pw)
-		log_fatalx("no such user \"%s\"", user);
-	if (setgroups(0, NULL) < 0 || setresgid(pw->pw_gid, pw->pw_gid, pw->pw_gid) < 0 ||
-	    setresuid(pw->pw_uid, pw->pw_uid, pw->pw_uid) < 0)
-		log_fatal("cannot become user \"%s\"", user);
+	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+		log_fatal("cannot become uid %u, gid %u", (unsigned)uid, (unsigned)gid);
 }
 
 static bool has_cap(cap_value_t c, cap_flag_t set)
@@ -188,7 +188,7 @@ static const char *const common[] = {
 	"getuid", "geteuid", "getrandom", "rt_sigprocmask", "rt_sigreturn", "exit", "exit_group",
 	/* a stop (SIGSTOP, a debugger) resumes an interrupted poll() through this one */
 	"restart_syscall", "poll", "ppoll", "recvmsg", "sendmsg", "recvfrom", "sendto",
-	"setsockopt", "getsockopt", "getsockname", "bind",
+	"getsockopt", "getsockname",
 };
 
 /* The packet process, after start. */
@@ -237,6 +237,38 @@ static void allow_families(scmp_filter_ctx ctx, const int *fam, size_t n)
 	}
 }
 
+/* A (level, optname) pair of setsockopt(2). */
+struct sockopt {
+	int level, name;
+};
+
+static void allow_sockopts(scmp_filter_ctx ctx, const struct sockopt *o, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct scmp_arg_cmp a[2] = { SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)o[i].level, 0),
+						   SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)o[i].name, 0) };
+
+		rule(ctx, SCMP_ACT_ALLOW, "setsockopt", 2, a);
+	}
+}
+
+/*
+ * bind(2)'s address is a pointer seccomp cannot read; its length tells the family apart:
+ * sockaddr_nl (12), sockaddr_in (16), sockaddr_ll (20).  No sockaddr_in6 (28), and no
+ * sockaddr_un of a path: neither process binds one after its filter is in.
+ */
+static void allow_bind(scmp_filter_ctx ctx)
+{
+	static const scmp_datum_t lens[] = { sizeof(struct sockaddr_nl), sizeof(struct sockaddr_in),
+					     sizeof(struct sockaddr_ll) };
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		const struct scmp_arg_cmp a = SCMP_A2(SCMP_CMP_EQ, lens[i], 0);
+
+		rule(ctx, SCMP_ACT_ALLOW, "bind", 1, &a);
+	}
+}
+
 /* Files opened with none of these flags in `forbid`. */
 static void allow_open(scmp_filter_ctx ctx, scmp_datum_t forbid)
 {
@@ -281,10 +313,31 @@ static void filter_load(scmp_filter_ctx ctx)
 
 static void child_filter(void)
 {
-	/* Threads, never new namespaces; clone3 answers ENOSYS, so glibc uses clone. */
-	const struct scmp_arg_cmp nons = SCMP_A0(SCMP_CMP_MASKED_EQ,
-						 CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |
-						 CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP, 0);
+	/*
+	 * Threads only (pthread_create: CLONE_VM | CLONE_THREAD and more), never a process
+	 * (clone(SIGCHLD), which would outlive sitd with every fd) nor new namespaces;
+	 * clone3 answers ENOSYS, so glibc uses clone.
+	 */
+	const scmp_datum_t thread = CLONE_VM | CLONE_THREAD;
+	const struct scmp_arg_cmp threads = SCMP_A0(SCMP_CMP_MASKED_EQ,
+						    thread | CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWNET |
+						    CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+						    CLONE_NEWCGROUP, thread);
+	/*
+	 * The options it sets itself: filters (the ring's and raw sockets' split, bpf.h), the
+	 * path MTU probe's device (sock.c pmtu_query), FOU's send options (udp_tx_setup, and
+	 * DF per packet in txloop.c), the ring (sock.c ring_setup).  Not IP_HDRINCL (raw
+	 * sockets come with it set), IPV6_HDRINCL, PACKET_ADD_MEMBERSHIP, SO_DETACH_FILTER.
+	 */
+	static const struct sockopt opts[] = {
+		{ SOL_SOCKET, SO_ATTACH_FILTER }, { SOL_SOCKET, SO_BINDTODEVICE },
+		{ SOL_SOCKET, SO_NO_CHECK }, { SOL_IP, IP_MTU_DISCOVER },
+		{ SOL_PACKET, PACKET_VERSION }, { SOL_PACKET, PACKET_RX_RING },
+	};
+	/* Datagram sockets (ioctls, the path MTU probe, glibc's if_nametoindex) and
+	 * NETLINK_ROUTE; AF_PACKET and raw ones come from the monitor. */
+	const struct scmp_arg_cmp dgram = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM);
+	const struct scmp_arg_cmp route = SCMP_A2(SCMP_CMP_EQ, NETLINK_ROUTE, 0);
 	/*
 	 * Devices: the TUN device's persistence (its removal), MTUs and names read.  Sockets:
 	 * UDP and netlink (path MTU queries, notifications, dumps); raw ones come from the
@@ -293,14 +346,26 @@ static void child_filter(void)
 	static const unsigned long ioctls[] = { TUNSETPERSIST, SIOCGIFMTU, SIOCGIFINDEX,
 						SIOCGIFNAME, SIOCGIFHWADDR, SIOCGIFFLAGS, TCGETS,
 						FIONREAD };
-	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK };
+	static const int families[] = { AF_UNIX, AF_INET, AF_INET6 };
 	scmp_filter_ctx ctx = filter_new();
 
 	allow_all(ctx, child_calls, sizeof(child_calls) / sizeof(child_calls[0]));
-	rule(ctx, SCMP_ACT_ALLOW, "clone", 1, &nons);
+	rule(ctx, SCMP_ACT_ALLOW, "clone", 1, &threads);
 	rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
 	allow_ioctls(ctx, ioctls, sizeof(ioctls) / sizeof(ioctls[0]));
-	allow_families(ctx, families, sizeof(families) / sizeof(families[0]));
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		const struct scmp_arg_cmp a[2] = { SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i], 0),
+						   dgram };
+
+		rule(ctx, SCMP_ACT_ALLOW, "socket", 2, a);
+	}
+	{
+		const struct scmp_arg_cmp a[2] = { SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0), route };
+
+		rule(ctx, SCMP_ACT_ALLOW, "socket", 2, a);
+	}
+	allow_sockopts(ctx, opts, sizeof(opts) / sizeof(opts[0]));
+	allow_bind(ctx);
 	allow_open(ctx, O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
 	filter_load(ctx);
 }
@@ -314,9 +379,25 @@ static void monitor_filter(pid_t child)
 						TUNSETOFFLOAD, SIOCGIFMTU, SIOCSIFMTU,
 						SIOCGIFINDEX, SIOCGIFNAME, TCGETS };
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET };
+	/* What the sockets of sock.c and monitor.c are opened with (raw, UDP, AF_PACKET
+	 * with its ring and locked filter, ICMPv6), and nothing else. */
+	static const struct sockopt opts[] = {
+		{ SOL_SOCKET, SO_RCVBUFFORCE }, { SOL_SOCKET, SO_RCVBUF },
+		{ SOL_SOCKET, SO_SNDBUFFORCE }, { SOL_SOCKET, SO_SNDBUF },
+		{ SOL_SOCKET, SO_BINDTODEVICE }, { SOL_SOCKET, SO_BINDTOIFINDEX },
+		{ SOL_SOCKET, SO_NO_CHECK }, { SOL_SOCKET, SO_ATTACH_FILTER },
+		{ SOL_SOCKET, SO_LOCK_FILTER }, { SOL_IP, IP_HDRINCL }, { SOL_IP, IP_RECVERR },
+		{ SOL_IP, IP_PKTINFO }, { SOL_IP, IP_RECVTOS }, { SOL_IP, IP_MTU_DISCOVER },
+		{ SOL_UDP, UDP_GRO }, { SOL_PACKET, PACKET_QDISC_BYPASS },
+		{ SOL_PACKET, PACKET_VNET_HDR }, { SOL_PACKET, PACKET_VERSION },
+		{ SOL_PACKET, PACKET_RX_RING }, { IPPROTO_IPV6, IPV6_UNICAST_HOPS },
+		{ IPPROTO_ICMPV6, ICMP6_FILTER },
+	};
 	scmp_filter_ctx ctx = filter_new();
 
 	allow_all(ctx, monitor_calls, sizeof(monitor_calls) / sizeof(monitor_calls[0]));
+	allow_sockopts(ctx, opts, sizeof(opts) / sizeof(opts[0]));
+	allow_bind(ctx);
 	rule(ctx, SCMP_ACT_ALLOW, "kill", 1, &to_child);
 	allow_ioctls(ctx, ioctls, sizeof(ioctls) / sizeof(ioctls[0]));
 	allow_families(ctx, families, sizeof(families) / sizeof(families[0]));
@@ -326,11 +407,11 @@ static void monitor_filter(pid_t child)
 }
 #endif
 
-void priv_drop_child(const char *user, pid_t monitor)
+void priv_drop_child(uid_t uid, gid_t gid, pid_t monitor)
 {
 	drop_bounding(NULL, 0);
-	if (user)
-		drop_user(user);
+	if (uid != (uid_t)-1)
+		drop_user(uid, gid);
 	/* Without its monitor the packet process stops (SIGTERM: the devices stay).  Set
 	 * after the uid change, which clears it; a monitor already gone is seen here too. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)

@@ -4,7 +4,7 @@
  * start (capabilities are per thread; threads inherit them).  Every failure is fatal with
  * a clear message.
  *
- * The packet process: becomes `user` (when given and sitd runs as root), stops when its
+ * The packet process: becomes uid and gid (unless -1), with no supplementary group, stops when its
  * monitor is gone (SIGTERM), keeps no capability at all, sets no_new_privs and allows
  * only the system calls it makes, some with their arguments checked (seccomp, the
  * equivalent of OpenBSD's pledge).
@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-void priv_drop_child(const char *user, pid_t monitor);
+void priv_drop_child(uid_t uid, gid_t gid, pid_t monitor);
 void priv_drop_monitor(pid_t child);
 
 /* The system calls refused so far in this process: up to max of them, by number. */

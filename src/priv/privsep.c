@@ -13,8 +13,7 @@
 
 #include "priv/privsep_int.h"
 
-int privsep_start(const char *config, privsep_load_fn load, const struct sitd_conf *conf,
-		  unsigned n, const struct ctl_listener *ctl)
+int privsep_start(const struct privsep_opts *o)
 {
 	int sv[2], e;
 	pid_t pid;
@@ -37,5 +36,5 @@ int privsep_start(const char *config, privsep_load_fn load, const struct sitd_co
 		return 0;
 	}
 	close(sv[1]);
-	monitor_run(sv[0], pid, config, load, conf, n, ctl);
+	monitor_run(sv[0], pid, o);
 }

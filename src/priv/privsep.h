@@ -36,11 +36,23 @@
 typedef struct sitd_conf *(*privsep_load_fn)(const char *config, unsigned *n);
 
 /*
- * Forks; returns 0 in the child.  The monitor never returns.  -errno on failure.
- * conf[0..n): the tunnels at start, from the file or the command line.
+ * What the monitor grants follows from these: a socket only for what some stanza uses
+ * (raw for its protocol, UDP on its encap ports and addresses, ICMPv6 for ISATAP),
+ * AF_PACKET only with -T packet or -R ring, each kind up to a cap the configuration sets
+ * (counted again from zero when it changes).
  */
-int privsep_start(const char *config, privsep_load_fn load, const struct sitd_conf *conf,
-		  unsigned n, const struct ctl_listener *ctl);
+struct privsep_opts {
+	const char *config;		/* -c FILE, or NULL */
+	privsep_load_fn load;
+	const struct sitd_conf *conf;	/* [0..n): the tunnels at start, file or command line */
+	unsigned n;
+	const struct ctl_listener *ctl;
+	bool tx_packet, rx_ring;	/* -T packet, -R ring */
+	unsigned workers;		/* -w N, 0: one per CPU */
+};
+
+/* Forks; returns 0 in the child.  The monitor never returns.  -errno on failure. */
+int privsep_start(const struct privsep_opts *o);
 
 /* As tun_open(), raw_open(), ... in tun.h and sock.h: an fd, or -1 with errno set. */
 int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
@@ -50,6 +62,15 @@ int ps_icmp6_open(void);
 int ps_udp_rx_open(uint16_t port);
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
 int ps_packet_open(void);
+
+/*
+ * Locked sockets, not yet used by the daemon (fd or -errno): AF_PACKET for sending,
+ * taking nothing (-T packet); a -R ring for protocol 41 or 4, bound, with the monitor's
+ * filter, for ring_map(); ICMPv6 bound to ISATAP device ifindex.
+ */
+int ps_packet_tx_open(void);
+int ps_ring_open(uint8_t proto);
+int ps_icmp6_dev_open(unsigned ifindex);
 
 /* The -c file, opened read-only by the monitor (the packet process may not): fd or -errno. */
 int ps_config_open(void);

@@ -21,8 +21,6 @@ union cmsg_fd {
 void ps_attach(int fd);
 
 /* The parent: serve child's requests over fd until it ends, then exit with its status. */
-_Noreturn void monitor_run(int fd, pid_t child, const char *config, privsep_load_fn load,
-			   const struct sitd_conf *conf, unsigned n,
-			   const struct ctl_listener *ctl);
+_Noreturn void monitor_run(int fd, pid_t child, const struct privsep_opts *o);
 
 #endif

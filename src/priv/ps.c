@@ -165,6 +165,27 @@ int ps_packet_open(void)
 	return legacy(call_type_fd(PRIV_PACKET_OPEN));
 }
 
+int ps_packet_tx_open(void)
+{
+	return call_type_fd(PRIV_PACKET_TX_OPEN);
+}
+
+int ps_ring_open(uint8_t proto)
+{
+	struct priv_req r = { .type = PRIV_RING_OPEN, .proto = proto };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_icmp6_dev_open(unsigned ifindex)
+{
+	struct priv_req r = { .type = PRIV_ICMP6_DEV_OPEN, .ifindex = ifindex };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
 int ps_config_open(void)
 {
 	return call_type_fd(PRIV_CONFIG_OPEN);

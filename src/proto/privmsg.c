@@ -37,6 +37,9 @@ static const struct {
 	[PRIV_CONFIG_OPEN] = { "config-open", 0 },
 	[PRIV_READY] = { "ready", 0 },
 	[PRIV_PACKET_OPEN] = { "packet-open", 0 },
+	[PRIV_PACKET_TX_OPEN] = { "packet-tx-open", 0 },
+	[PRIV_RING_OPEN] = { "ring-open", F_PROTO },
+	[PRIV_ICMP6_DEV_OPEN] = { "icmp6-dev-open", F_IFINDEX },
 };
 
 const char *priv_type_name(unsigned type)

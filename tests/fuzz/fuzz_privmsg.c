@@ -57,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(!r.ifindex && !r.port && !r.proto && all_zero(&r.route, sizeof(r.route)));
 		break;
 	case PRIV_RAW_OPEN:
+	case PRIV_RING_OPEN:
 		CHECK(r.proto == 4 || r.proto == 41);
 		CHECK(all_zero(r.name, sizeof(r.name)) && !r.ifindex && !r.flag);
 		break;
@@ -79,9 +80,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(all_zero(r.name, sizeof(r.name)) && all_zero(r.token, sizeof(r.token)));
 		break;
 	case PRIV_LINK_UP:
+	case PRIV_ICMP6_DEV_OPEN:
 	case PRIV_ISATAP:
 		CHECK(r.ifindex != 0 && all_zero(&r.route, sizeof(r.route)));
-		CHECK(r.type == PRIV_LINK_UP ? all_zero(r.token, 16) :
+		CHECK(r.type != PRIV_ISATAP ? all_zero(r.token, 16) :
 		      (all_zero(r.token, 8) && !all_zero(r.token + 8, 8)));
 		break;
 	case PRIV_RAW_SEND_OPEN:
@@ -89,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
 	case PRIV_PACKET_OPEN:
+	case PRIV_PACKET_TX_OPEN:
 		/* Nothing but the type: every other byte zero. */
 		CHECK(all_zero((const uint8_t *)data + 2, size - 2));
 		break;

@@ -28,7 +28,11 @@ static struct priv_req valid(enum priv_type t)
 		r.flag = 1;
 		break;
 	case PRIV_RAW_OPEN:
+	case PRIV_RING_OPEN:
 		r.proto = 41;
+		break;
+	case PRIV_ICMP6_DEV_OPEN:
+		r.ifindex = 7;
 		break;
 	case PRIV_UDP_RX_OPEN:
 		r.port = 5555;
@@ -74,6 +78,7 @@ static struct priv_req valid(enum priv_type t)
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
 	case PRIV_PACKET_OPEN:
+	case PRIV_PACKET_TX_OPEN:
 		break;
 	}
 	return r;
@@ -204,6 +209,28 @@ static void test_bounds(void **state)
 	assert_string_equal(why_of(&r), "ifindex 0");
 }
 
+/* The locked sockets (SO_LOCK_FILTER): a ring for protocol 41 or 4, ICMPv6 on a device. */
+static void test_locked(void **state)
+{
+	struct priv_req r;
+
+	(void)state;
+	r = valid(PRIV_RING_OPEN);
+	r.proto = 17;
+	assert_string_equal(why_of(&r), "protocol not 4 or 41");
+	r.proto = 4;
+	assert_null(why_of(&r));
+	r.port = 53;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	r = valid(PRIV_ICMP6_DEV_OPEN);
+	r.ifindex = 0;
+	assert_string_equal(why_of(&r), "ifindex 0");
+	r = valid(PRIV_PACKET_TX_OPEN);
+	r.proto = 41;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	assert_string_equal(priv_type_name(PRIV_RING_OPEN), "ring-open");
+}
+
 static void test_prefixes_and_routes(void **state)
 {
 	struct priv_req r;
@@ -250,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_unused_fields),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_prefixes_and_routes),
 		cmocka_unit_test(test_token),
 	};
