@@ -101,11 +101,23 @@ check "a bad file at start: no tunnel starts, clear error: $out" grep -q "a.conf
 check "... and sit3 was never created" bash -c "! ip -n $NS_A link show sit3 >/dev/null 2>&1"
 
 # Least privilege of the running daemon: two processes (src/priv/privsep.h).
-want_uid=$(id -u sitd 2>/dev/null || echo 65534)
 pp=$(packet_pid "$PID_A")
 check "two processes: the monitor ($PID_A) and the packet process ($pp)" test -n "$pp"
 st=/proc/$pp/status
-expect_eq "the packet process runs as the sitd user, else nobody" "$(awk '/^Uid/ { print $2 }' $st)" "$want_uid"
+if id -u sitd >/dev/null 2>&1; then
+	want_uid=$(id -u sitd)
+	expect_eq "the packet process runs as the sitd user" "$(awk '/^Uid/ { print $2 }' $st)" "$want_uid"
+else
+	# As systemd's DynamicUser=: a uid and gid of no user, group or other process.
+	want_uid=$(awk '/^Uid/ { print $2 }' $st)
+	check "no user sitd: the packet process runs as an unused uid in 61184..65519 ($want_uid)" \
+		test "$want_uid" -ge 61184 -a "$want_uid" -le 65519
+	expect_eq "... its gid the same number" "$(awk '/^Gid/ { print $2 }' $st)" "$want_uid"
+	check "... of no user" bash -c "! getent passwd $want_uid >/dev/null"
+	check "... and no other process" bash -c "! grep -l '^Uid:.*\\b$want_uid\\b' /proc/[0-9]*/status 2>/dev/null | grep -v '^/proc/$pp/'"
+	check "... logged" grep -q "the packet process runs as uid and gid $want_uid" "$(log_of "$PID_A")"
+fi
+check "the packet process does not run as nobody (65534)" test "$want_uid" != 65534
 expect_eq "... with no capability effective" "$(awk '/^CapEff/ { print $2 }' $st)" 0000000000000000
 expect_eq "... permitted" "$(awk '/^CapPrm/ { print $2 }' $st)" 0000000000000000
 expect_eq "... or in the bounding set" "$(awk '/^CapBnd/ { print $2 }' $st)" 0000000000000000
@@ -136,6 +148,37 @@ check "sandbox: the monitor refuses another device's MTU" grep -q '^  monitor: t
 check "sandbox: ... an address on lo" grep -q '^  monitor: an address on ifindex 1.* refused (Operation not permitted)' <<<"$out"
 check "sandbox: ... a malformed request" grep -q '^  monitor: a malformed request.* refused (Invalid argument)' <<<"$out"
 check "... and logs it" grep -q 'monitor: a malformed request refused (wrong size)' "$(log_of "$PID_A")"
+# Sockets the configuration does not ask for (src/priv/monitor.c, grant).
+check "sandbox: the monitor refuses an AF_PACKET socket without -T packet or -R ring" \
+	grep -q '^  monitor: an AF_PACKET socket.* refused (Operation not permitted)' <<<"$out"
+check "... and says why" grep -q 'monitor: packet-open refused: sitd runs without -T packet and -R ring' "$(log_of "$PID_A")"
+check "sandbox: ... a UDP socket on port 53, no stanza's encap-dport" \
+	grep -q '^  monitor: a UDP socket on port 53.* refused (Operation not permitted)' <<<"$out"
+check "... which stays free" bash -c "! ip netns exec $NS_A ss -Hlun | grep -q ':53 '"
+check "sandbox: ... an ICMPv6 socket with no ISATAP stanza" \
+	grep -q '^  monitor: an ICMPv6 socket.* refused (Operation not permitted)' <<<"$out"
+check "sandbox: ... raw send sockets past the cap" \
+	grep -q '^  monitor: raw send sockets past the cap.* refused (Operation not permitted, after [0-9]' <<<"$out"
+check "... logged once" test "$(grep -c 'raw-send-open refused: .* granted, as many as the configuration needs' "$(log_of "$PID_A")")" = 1
+check "sandbox is for root only" bash -c "ip netns exec $NS_A setpriv --reuid=65534 --regid=65534 --groups 4242 $SITD -S $SOCK_A sandbox 2>&1 | grep -q 'sandbox needs root'"
+# Outside in: its sockets (/proc/PID/fd) against the kernel's tables.
+socks=$(find /proc/$pp/fd -lname 'socket:*' -printf '%l\n' | tr -dc '0-9\n')
+for table in packet raw6; do
+	check "the packet process holds no $table socket (a plain sit tunnel)" \
+		bash -c "! grep -qwF -f <(echo \"$socks\") /proc/$pp/net/$table"
+done
+
+# Signals that stop or reload sitd count from the monitor or root only.  The same uid as
+# the packet process gets past the kernel's check; sitd ignores it, and says so.
+ip netns exec "$NS_A" setpriv --reuid "$want_uid" --regid "$want_uid" --clear-groups kill -INT "$pp"
+ip netns exec "$NS_A" setpriv --reuid "$want_uid" --regid "$want_uid" --clear-groups kill -TERM "$pp"
+sleep 0.5
+check "SIGINT and SIGTERM from a process of the packet process's uid are ignored" kill -0 "$pp"
+check "... the devices stay" na ip link show sit1
+check "... and it is logged" grep -q "signal 2 from pid [0-9]* (uid $want_uid) ignored" "$(log_of "$PID_A")"
+kout=$(ip netns exec "$NS_A" setpriv --reuid 65534 --regid 65534 --clear-groups kill -INT "$pp" 2>&1)
+check "nobody (65534) cannot even signal it: $kout" test -n "$kout"
+check "... still running" kill -0 "$pp"
 if grep -q 'no seccomp filter' "$(log_of "$PID_A")"; then
 	# The sanitizer build leaves the filter out (LeakSanitizer needs ptrace) and says so.
 	expect_eq "sanitizer build: no filter, as it logs" "$(awk '/^Seccomp:/ { print $2 }' $st)" 0
@@ -146,7 +189,9 @@ else
 	for what in "create a file" "open a file to write" "open a file read-write" \
 		"open /dev/net/tun" "an AF_PACKET socket" \
 		"clone into new user and net namespaces" "signal another process (tgkill)" \
-		"signal another process (kill)"; do
+		"signal another process (kill)" "setsockopt IPV6_HDRINCL" "setsockopt IP_HDRINCL" \
+		"setsockopt PACKET_ADD_MEMBERSHIP" "setsockopt SO_DETACH_FILTER" \
+		"a new process (clone(SIGCHLD))"; do
 		check "sandbox: $what: refused" grep -q "^  $what.* refused (Operation not permitted)" <<<"$out"
 	done
 	# Refused calls are counted (status) and logged once each.
@@ -159,6 +204,39 @@ else
 	expect_eq "... and logged once (uname, 63 on x86_64)" "$n" 1
 fi
 check "after all that, sit1 still carries traffic" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+
+# The configuration is root's and written by no one else, or sitd refuses it by name.
+conf a sit1
+cp "$LOGDIR/a.conf" "$LOGDIR/g.conf"
+chmod 664 "$LOGDIR/g.conf"
+out=$(ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/g.sock" -c "$LOGDIR/g.conf" 2>&1)
+check "a group-writable configuration is refused: $out" grep -q 'g.conf: writable by group or others' <<<"$out"
+chmod 644 "$LOGDIR/g.conf"
+chown 65534 "$LOGDIR/g.conf"
+out=$(ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/g.sock" -c "$LOGDIR/g.conf" 2>&1)
+check "... and one not root's: $out" grep -q 'g.conf: not owned by root' <<<"$out"
+ln -s "$LOGDIR/a.conf" "$LOGDIR/l.conf"
+out=$(ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/g.sock" -c "$LOGDIR/l.conf" 2>&1)
+check "... and a symbolic link: $out" grep -q 'l.conf: a symbolic link' <<<"$out"
+chmod 666 "$LOGDIR/a.conf"
+out=$(na "$SITD" -S "$SOCK_A" reload 2>&1)
+check "a reload of a file made group-writable is refused: $out" grep -q 'a.conf' <<<"$out"
+check "... and the monitor says why" grep -q 'monitor: .*a.conf: writable by group or others' "$(log_of "$PID_A")"
+chmod 644 "$LOGDIR/a.conf"
+
+# The control socket's directories: 0755 whatever the umask (the unit's is 0077), so
+# that the socket's group reaches it.
+(umask 077; exec ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/run/ns/d.sock" -G 4242 \
+	dtest0 mode sit remote 192.0.2.99 local $A4 2>>"$LOGDIR/d.log") &
+DPID=$!
+for _ in $(seq 50); do [ -S "$LOGDIR/run/ns/d.sock" ] && break; sleep 0.1; done
+expect_eq "the socket's directory is 0755 under umask 077" "$(stat -c %a "$LOGDIR/run/ns")" 755
+expect_eq "... and its parent" "$(stat -c %a "$LOGDIR/run")" 755
+expect_eq "the socket: 0660, root and the group, set at bind" "$(stat -c '%a %u %g' "$LOGDIR/run/ns/d.sock")" "660 0 4242"
+check "a member of the group reaches it" \
+	bash -c "ip netns exec $NS_A setpriv --reuid=65534 --regid=65534 --groups 4242 $SITD -S $LOGDIR/run/ns/d.sock show | grep -q '^dtest0:'"
+kill -INT "$DPID"
+wait "$DPID" || true
 teardown
 
 # -u nobody with /dev/net/tun at mode 0600 (a node of our own in a private mount
