@@ -243,11 +243,15 @@ static unsigned grant_cap(enum grant g)
 	return 0;
 }
 
-/* One more socket of kind g, if `needed` (else why not) and within its cap: 0 or -EPERM. */
+/*
+ * One more socket of kind g, if `needed` (else why not; NULL: refused without a word)
+ * and within its cap: 0 or -EPERM.
+ */
 static int grant(const struct priv_req *r, enum grant g, bool needed, const char *why)
 {
 	if (!needed) {
-		log_warnx("monitor: %s refused: %s", priv_type_name(r->type), why);
+		if (why)
+			log_warnx("monitor: %s refused: %s", priv_type_name(r->type), why);
 		return -EPERM;
 	}
 	if (mon.granted[g] >= grant_cap(g)) {
@@ -428,7 +432,8 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		*fd = fd_or_errno(raw_send_open());
 		break;
 	case PRIV_ICMP6_OPEN:
-		if ((e = grant(r, G_ICMP6, any_isatap(), "no ISATAP stanza")) < 0)
+		/* Asked at every start (daemon_new), ISATAP or not: refused quietly. */
+		if ((e = grant(r, G_ICMP6, any_isatap(), NULL)) < 0)
 			return e;
 		*fd = icmp6_open(0);
 		break;
