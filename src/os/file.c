@@ -10,34 +10,39 @@
 int file_open_config(const char *path, const char **why)
 {
 	bool root = geteuid() == 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (root ? O_NOFOLLOW : 0)), e;
 	struct stat st;
+	int fd, e, fl;
 
 	*why = NULL;
-	if (fd < 0) {
-		e = errno;
-		if (e == ELOOP && root) {
-			*why = "a symbolic link (sitd reads the file itself: give its path)";
-			return -EPERM;
-		}
-		return -e;
+	/* A symbolic link only root could have made, as `-c <(...)`'s /dev/fd/N is. */
+	if (root && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != 0) {
+		*why = "a symbolic link not owned by root (give the file's own path)";
+		return -EPERM;
 	}
-	if (!root)
-		return fd;
-	if (fstat(fd, &st) < 0) {
+	/* Not blocking on a FIFO no one writes to, until it is known to be one of root's. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (root && fstat(fd, &st) < 0) {
 		e = errno;
 		close(fd);
 		return -e;
 	}
-	if (!S_ISREG(st.st_mode))
+	/* A regular file, or a pipe (-c <(...)). */
+	if (root && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
 		*why = "not a regular file";
-	else if (st.st_uid != 0)
+	else if (root && st.st_uid != 0)
 		*why = "not owned by root (chown root)";
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+	else if (root && (st.st_mode & (S_IWGRP | S_IWOTH)))
 		*why = "writable by group or others (chmod go-w)";
 	if (*why) {
 		close(fd);
 		return -EPERM;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
 	}
 	return fd;
 }

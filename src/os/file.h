@@ -5,8 +5,9 @@
 
 /*
  * path read-only.  Run as root (the monitor, and sitd before it forks), the file must be
- * a regular file owned by root and writable by no one else, and not a symbolic link
- * itself (O_NOFOLLOW: give the file it points to): what sitd grants follows from it.
+ * a regular file (or a pipe: `-c <(...)`) owned by root and writable by no one else, and
+ * the path, if a symbolic link, one of root's: what sitd grants follows from the file,
+ * which only root may then have written.
  * Refused: -EPERM with *why saying which of these it failed (a static string).  Any other
  * failure: -errno.  The fd otherwise.
  */
