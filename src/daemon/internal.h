@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the daemon's files: tunnel.c (the table's lifecycle, the control thread),
- * outer.c (shared receive paths), worker.c (the pool), txloop.c (TUN -> network) and
- * rxloop.c (network -> TUN).
+ * path.c (path MTU and -T packet next hops), linkwatch.c (netlink notifications),
+ * isatap.c, devconf.c (device addresses and routes), outer.c (shared receive paths),
+ * worker.c (the pool), txloop.c (TUN -> network) and rxloop.c (network -> TUN).
  */
 #ifndef SITD_INTERNAL_H
 #define SITD_INTERNAL_H
@@ -190,14 +191,27 @@ struct sitd_daemon {
 /* tunnel.c */
 uint64_t now_ns(void);
 void daemon_sync(struct sitd_daemon *d);
+int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag);
+void ep_del(int ep, int fd);
+
+/* path.c */
 uint32_t path_mtu_get(const struct tunnel *t);
 /* -T packet: look the tunnel's next hop up again and publish its Ethernet header. */
 void l2_resolve(struct sitd_daemon *d, struct tunnel *t);
 void path_mtu_refresh(struct tunnel *t);
 /* remote any: read the path MTU toward dst again, into the tunnel's cache. */
 void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);
-int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag);
-void ep_del(int ep, int fd);
+
+/* linkwatch.c */
+extern const struct nl_handlers nl_handlers;
+
+/* isatap.c */
+bool isatap_global(uint32_t a);
+void isatap_setup(const struct tunnel *t);
+void isatap_solicit(struct sitd_daemon *d, struct tunnel *t, uint64_t now);
+
+/* devconf.c */
+void tunnel_configure(struct sitd_daemon *d, struct tunnel *t);
 
 /* outer.c */
 struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k,

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Link watch: the kernel's netlink notifications about devices, addresses and routes,
+ * applied to the running tunnels (up/down, device MTU, IPv6 addresses, remote-any
+ * routes) on the control thread.
+ */
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/internal.h"
+#include "os/log.h"
+#include "os/nl.h"
+#include "os/sock.h"
+#include "os/tun.h"
+#include "priv/privsep.h"
+
+/* ---- link notifications ---------------------------------------------------------- */
+
+static struct tunnel *by_ifindex(struct sitd_daemon *d, unsigned ifindex)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->t[i]->ifindex == ifindex)
+			return d->t[i];
+	return NULL;
+}
+
+/* A tunnel's device went up or down: the lookup skips it while down (table.h). */
+static void link_flags(void *arg, unsigned ifindex, unsigned flags)
+{
+	struct tunnel *t = by_ifindex(arg, ifindex);
+
+	if (t)
+		__atomic_store_n(&t->up, (flags & IFF_UP) != 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * `ip link set NAME mtu N` goes straight to the TUN device, which takes 68..65535; a
+ * kernel sit device takes nothing below 1280 (IPV6_MIN_MTU) and an ipip one nothing below
+ * 68 (ip_tunnel_change_mtu), and sitd nothing above what one outer IPv4 packet carries
+ * (sitd_mtu_max), so a value outside is put back inside.
+ */
+static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
+{
+	struct sitd_daemon *d = arg;
+	struct tunnel *t = by_ifindex(d, ifindex);
+	unsigned fixed;
+	int now;
+
+	if (!t) {
+		/*
+		 * Another device's MTU changed, perhaps the one under a tunnel: read every path
+		 * MTU again now, as the kernel's tunnels see the route's MTU at their next send,
+		 * so the first packet that no longer fits already gets its Packet Too Big.  Only
+		 * on a change: links announce themselves for many other reasons.
+		 */
+		unsigned k = ifindex % (sizeof(d->link_mtu) / sizeof(d->link_mtu[0]));
+
+		if (d->link_mtu[k].ifindex == ifindex && d->link_mtu[k].mtu == mtu)
+			return;
+		d->link_mtu[k].ifindex = ifindex;
+		d->link_mtu[k].mtu = mtu;
+		for (unsigned i = 0; i < d->n; i++)
+			path_mtu_refresh(d->t[i]);
+		return;
+	}
+	/* Notifications queue up (the device's creation, sitd's own change): act on the MTU
+	 * the device has now, not on what a notification said some time ago. */
+	now = link_get_mtu(t->conf.name);
+	if (now > 0)
+		mtu = (unsigned)now;
+	fixed = sitd_mtu_clamp(&t->conf, mtu);
+	if (fixed != mtu) {
+		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,
+			  sitd_mtu_min(t->conf.mode), sitd_mtu_max(&t->conf), fixed);
+		if (ps_link_set_mtu(t->conf.name, fixed) < 0)
+			log_warn("%s: cannot set mtu %u", t->conf.name, fixed);
+		mtu = fixed;
+	}
+	if (mtu != t->conf.mtu) {
+		__atomic_store_n(&t->conf.mtu, mtu, __ATOMIC_RELAXED);	/* rx reads it (gro.mtu) */
+		log_info("%s: device mtu %u", t->conf.name, mtu);
+	}
+}
+
+static bool is_ll(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+static void addr_apply(struct sitd_addrs6 *n, bool usable, const uint8_t *addr, unsigned plen)
+{
+	bool ll = is_ll(addr);
+	uint8_t *slot = ll ? n->ll : n->global;
+	bool *has = ll ? &n->has_ll : &n->has_global;
+	unsigned k;
+
+	if (usable && !*has) {
+		memcpy(slot, addr, 16);
+		*has = true;
+	} else if (!usable && *has && !memcmp(slot, addr, 16)) {
+		*has = false;
+	}
+	for (k = 0; k < n->n && memcmp(n->all[k].addr, addr, 16); k++)
+		;
+	if (usable && k == n->n && n->n < sizeof(n->all) / sizeof(n->all[0])) {
+		memcpy(n->all[n->n].addr, addr, 16);
+		n->all[n->n++].plen = (uint8_t)plen;
+	} else if (!usable && k < n->n) {
+		n->all[k] = n->all[--n->n];
+	}
+}
+
+/* The device's IPv6 addresses now, after one it used went away. */
+static void addr_relearn(const struct tunnel *t, struct sitd_addrs6 *n)
+{
+	struct ifaddrs *ifa, *p;
+
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (p = ifa; p; p = p->ifa_next) {
+		const struct sockaddr_in6 *a, *m;
+		unsigned plen = 0;
+
+		if (!p->ifa_addr || p->ifa_addr->sa_family != AF_INET6 || strcmp(p->ifa_name, t->conf.name))
+			continue;
+		a = (const struct sockaddr_in6 *)(const void *)p->ifa_addr;
+		m = (const struct sockaddr_in6 *)(const void *)p->ifa_netmask;
+		for (unsigned b = 0; m && b < 128 && (m->sin6_addr.s6_addr[b / 8] & (0x80 >> (b % 8))); b++)
+			plen++;
+		addr_apply(n, true, a->sin6_addr.s6_addr, plen);
+	}
+	freeifaddrs(ifa);
+}
+
+/*
+ * An IPv6 address of a tunnel's device came or went: the source of the ICMPv6 errors
+ * sitd sends (sitd_icmp6_pick_src), and what 6rd's only_dnatted compares with.  Published
+ * as a new immutable copy; the old one is freed after a grace period.
+ */
+/* Any interface's global IPv6 address: the host's list, for sitd_icmp6_pick_src. */
+static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, unsigned plen)
+{
+	struct sitd_host6 *old = d->host6, *n;
+	uint32_t k;
+
+	if (addr[0] == 0xff || (addr[0] == 0xfe && (addr[1] & 0xc0) == 0x80))
+		return;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return;
+	if (old)
+		*n = *old;
+	for (k = 0; k < n->n && memcmp(n->a[k].addr, addr, 16); k++)
+		;
+	if (usable && k == n->n && n->n < sizeof(n->a) / sizeof(n->a[0])) {
+		memcpy(n->a[n->n].addr, addr, 16);
+		n->a[n->n++].plen = (uint8_t)plen;
+	} else if (!usable && k < n->n) {
+		n->a[k] = n->a[--n->n];
+	} else {
+		free(n);
+		return;
+	}
+	__atomic_store_n(&d->host6, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+}
+
+static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *addr, unsigned plen)
+{
+	struct sitd_daemon *d = arg;
+	struct tunnel *t = by_ifindex(d, ifindex);
+	struct sitd_addrs6 *old, *n;
+
+	host_addr6(d, usable, addr, plen);
+	if (!t || addr[0] == 0xff)
+		return;
+	old = t->addrs6;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		log_warn("%s: out of memory", t->conf.name);
+		return;
+	}
+	if (old)
+		*n = *old;
+	addr_apply(n, usable, addr, plen);
+	if (!usable && (!n->has_ll || !n->has_global))
+		addr_relearn(t, n);
+	if (old && !memcmp(old, n, sizeof(*n))) {
+		free(n);
+		return;
+	}
+	__atomic_store_n(&t->addrs6, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+}
+
+/*
+ * A route out of a remote-any tunnel's device came or went: its next hop is where the
+ * packets it sends there go (sitd_routes6_nexthop).  Published as link_addr6 does.
+ */
+static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *dst, unsigned len,
+			const uint8_t *gw)
+{
+	struct sitd_daemon *d = arg;
+	struct tunnel *t = by_ifindex(d, ifindex);
+	struct sitd_routes6 *old, *n;
+	uint32_t k;
+
+	if (!t || t->conf.remote)
+		return;
+	old = t->routes6;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		log_warn("%s: out of memory", t->conf.name);
+		return;
+	}
+	if (old)
+		*n = *old;
+	for (k = 0; k < n->n && !(n->r[k].len == len && !memcmp(n->r[k].dst, dst, 16)); k++)
+		;
+	if (add && k == n->n && n->n == SITD_ROUTES6_MAX) {
+		log_warnx("%s: more than %d IPv6 routes; sitd follows the first ones", t->conf.name,
+			  SITD_ROUTES6_MAX);
+		free(n);
+		return;
+	}
+	if (add) {
+		memcpy(n->r[k].dst, dst, 16);
+		n->r[k].len = (uint8_t)len;
+		memcpy(n->r[k].gw, gw, 16);
+		n->n += k == n->n;
+	} else if (k < n->n) {
+		n->r[k] = n->r[--n->n];
+	}
+	__atomic_store_n(&t->routes6, n, __ATOMIC_RELEASE);
+	daemon_sync(d);
+	free(old);
+}
+
+const struct nl_handlers nl_handlers = { .mtu = link_mtu, .flags = link_flags,
+					       .addr6 = link_addr6,
+						.route6 = link_route6 };
+
+int daemon_netlink_fd(const struct sitd_daemon *d)
+{
+	return d->nl ? nl_fd(d->nl) : -1;
+}
+
+void daemon_netlink_read(struct sitd_daemon *d)
+{
+	if (d->nl)
+		nl_link_read(d->nl, &nl_handlers, d);
+}

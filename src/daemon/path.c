@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Path state, read by the workers and kept by the control thread: the path MTU toward a
+ * tunnel's remote, the per-destination cache of a remote-any tunnel (pmtu.h), and for
+ * -T packet the next hop's Ethernet header.
+ */
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/internal.h"
+#include "os/log.h"
+#include "os/nl.h"
+#include "os/sock.h"
+#include "os/tun.h"
+
+uint32_t path_mtu_get(const struct tunnel *t)
+{
+	return __atomic_load_n(&t->path_mtu, __ATOMIC_RELAXED);
+}
+
+void path_mtu_refresh(struct tunnel *t)
+{
+	uint32_t mtu;
+
+	if (!t->conf.remote)
+		return;	/* remote any: no one path; each destination's, path_mtu_refresh_dst */
+	mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
+
+	if (mtu && mtu != path_mtu_get(t)) {
+		__atomic_store_n(&t->path_mtu, mtu, __ATOMIC_RELAXED);
+		log_info("%s: path MTU to remote is %u", t->conf.name, mtu);
+	}
+}
+
+void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst)
+{
+	uint32_t mtu = pmtu_query(t->conf.local, dst, t->conf.dev);
+
+	if (mtu && mtu != sitd_pmtu_cache_get(t->pcache, dst)) {
+		sitd_pmtu_cache_put(t->pcache, dst, mtu);
+		log_info("%s: path MTU to %u.%u.%u.%u is %u", t->conf.name, dst >> 24, (dst >> 16) & 0xff,
+			 (dst >> 8) & 0xff, dst & 0xff, mtu);
+	}
+}
+
+/*
+ * -T packet: the tunnel's outer packets as whole Ethernet frames, straight to the device
+ * (doc/architecture.md, "-T packet").  For a tunnel with a fixed remote and local and no
+ * encapsulation: the kernel's route toward the remote, then its neighbour entry for the
+ * next hop; when either is missing (no ARP answer yet, say) the raw socket carries the
+ * packets, and its sending makes the kernel resolve the neighbour.  Looked up at start
+ * and every second (daemon_tick), and published only when it changed.
+ */
+void l2_resolve(struct sitd_daemon *d, struct tunnel *t)
+{
+	const struct sitd_conf *c = &t->conf;
+	struct l2path n = { 0 }, *old = t->l2, *p = NULL;
+	char dev[IF_NAMESIZE];
+	uint32_t nexthop;
+	uint8_t src[6];
+	int mtu;
+	bool bad = __atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED), confirmed = false;
+
+	if (!d->tx_packet || c->encap != SITD_ENCAP_NONE || !c->remote || !c->local)
+		return;
+	if (nl_route_get4(c->remote, c->local, t->link, &n.ifindex, &nexthop) == 0 &&
+	    if_indextoname(n.ifindex, dev) && link_get_ether(dev, src) == 0 &&
+	    (mtu = link_get_mtu(dev)) > 0 &&
+	    nl_neigh_get4(n.ifindex, nexthop, n.eth, &confirmed) == 0) {
+		n.mtu = (uint32_t)mtu;
+		memcpy(n.eth + 6, src, 6);
+		n.eth[12] = 0x08;	/* ETH_P_IP */
+		n.eth[13] = 0x00;
+		p = &n;
+	}
+	/*
+	 * Frames sent past the neighbour table never confirm its entry: once stale, one packet
+	 * a second goes the kernel's way, which makes it probe the next hop again
+	 * (__neigh_event_send: STALE -> DELAY -> PROBE), and a changed address is learned.
+	 */
+	if (p && !confirmed)
+		__atomic_store_n(&t->l2_kick, 1, __ATOMIC_RELAXED);
+	if (!bad && ((!p && !old) || (p && old && !memcmp(p, old, sizeof(*p)))))
+		return;
+	if (p) {
+		p = malloc(sizeof(*p));
+		if (!p)
+			return;
+		*p = n;
+	}
+	__atomic_store_n(&t->l2, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->l2_bad, 0, __ATOMIC_RELAXED);
+	if (old) {
+		daemon_sync(d);
+		free(old);
+	}
+}
