@@ -33,7 +33,7 @@ static bool has_route(const struct sitd_conf *c, const struct sitd_route *r)
  * and gone with the device when the tunnel is removed.  A failure is logged; the tunnel
  * runs.
  */
-void tunnel_configure(struct sitd_daemon *d, struct tunnel *t)
+void devconf_apply(struct sitd_daemon *d, struct tunnel *t)
 {
 	const struct sitd_conf *c = &t->conf, *old = NULL;
 	char what[64];

@@ -197,13 +197,19 @@ void ep_del(int ep, int fd);
 /* path.c */
 uint32_t path_mtu_get(const struct tunnel *t);
 /* -T packet: look the tunnel's next hop up again and publish its Ethernet header. */
-void l2_resolve(struct sitd_daemon *d, struct tunnel *t);
+void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t);
+/* Every second: the next hop, and the path MTUs of a tunnel that sent, read again. */
+void path_tick(struct sitd_daemon *d, struct tunnel *t);
+/* A link that is no tunnel's device has this MTU now. */
+void path_link_mtu(struct sitd_daemon *d, unsigned ifindex, unsigned mtu);
 void path_mtu_refresh(struct tunnel *t);
 /* remote any: read the path MTU toward dst again, into the tunnel's cache. */
 void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);
 
 /* linkwatch.c */
-extern const struct nl_handlers nl_handlers;
+/* What the devices have now: IPv6 addresses (all, and the host's), and with routes, the
+ * IPv6 routes (remote any). */
+void linkwatch_dump(struct sitd_daemon *d, bool routes);
 
 /* isatap.c */
 bool isatap_global(uint32_t a);
@@ -211,7 +217,7 @@ void isatap_setup(const struct tunnel *t);
 void isatap_solicit(struct sitd_daemon *d, struct tunnel *t, uint64_t now);
 
 /* devconf.c */
-void tunnel_configure(struct sitd_daemon *d, struct tunnel *t);
+void devconf_apply(struct sitd_daemon *d, struct tunnel *t);
 
 /* outer.c */
 struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k,

@@ -5,6 +5,7 @@
  * routes) on the control thread.
  */
 #include <ifaddrs.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,20 +50,7 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	int now;
 
 	if (!t) {
-		/*
-		 * Another device's MTU changed, perhaps the one under a tunnel: read every path
-		 * MTU again now, as the kernel's tunnels see the route's MTU at their next send,
-		 * so the first packet that no longer fits already gets its Packet Too Big.  Only
-		 * on a change: links announce themselves for many other reasons.
-		 */
-		unsigned k = ifindex % (sizeof(d->link_mtu) / sizeof(d->link_mtu[0]));
-
-		if (d->link_mtu[k].ifindex == ifindex && d->link_mtu[k].mtu == mtu)
-			return;
-		d->link_mtu[k].ifindex = ifindex;
-		d->link_mtu[k].mtu = mtu;
-		for (unsigned i = 0; i < d->n; i++)
-			path_mtu_refresh(d->t[i]);
+		path_link_mtu(d, ifindex, mtu);	/* perhaps the device under a tunnel */
 		return;
 	}
 	/* Notifications queue up (the device's creation, sitd's own change): act on the MTU
@@ -134,11 +122,6 @@ static void addr_relearn(const struct tunnel *t, struct sitd_addrs6 *n)
 	freeifaddrs(ifa);
 }
 
-/*
- * An IPv6 address of a tunnel's device came or went: the source of the ICMPv6 errors
- * sitd sends (sitd_icmp6_pick_src), and what 6rd's only_dnatted compares with.  Published
- * as a new immutable copy; the old one is freed after a grace period.
- */
 /* Any interface's global IPv6 address: the host's list, for sitd_icmp6_pick_src. */
 static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, unsigned plen)
 {
@@ -168,6 +151,11 @@ static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, 
 	free(old);
 }
 
+/*
+ * An IPv6 address of a tunnel's device came or went: the source of the ICMPv6 errors
+ * sitd sends (sitd_icmp6_pick_src), and what 6rd's only_dnatted compares with.  Published
+ * as a new immutable copy; the old one is freed after a grace period.
+ */
 static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *addr, unsigned plen)
 {
 	struct sitd_daemon *d = arg;
@@ -240,9 +228,16 @@ static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *ds
 	free(old);
 }
 
-const struct nl_handlers nl_handlers = { .mtu = link_mtu, .flags = link_flags,
+static const struct nl_handlers nl_handlers = { .mtu = link_mtu, .flags = link_flags,
 					       .addr6 = link_addr6,
 						.route6 = link_route6 };
+
+void linkwatch_dump(struct sitd_daemon *d, bool routes)
+{
+	(void)nl_dump6(RTM_GETADDR, &nl_handlers, d);
+	if (routes)
+		(void)nl_dump6(RTM_GETROUTE, &nl_handlers, d);
+}
 
 int daemon_netlink_fd(const struct sitd_daemon *d)
 {

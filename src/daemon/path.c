@@ -50,9 +50,9 @@ void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst)
  * encapsulation: the kernel's route toward the remote, then its neighbour entry for the
  * next hop; when either is missing (no ARP answer yet, say) the raw socket carries the
  * packets, and its sending makes the kernel resolve the neighbour.  Looked up at start
- * and every second (daemon_tick), and published only when it changed.
+ * and every second (path_tick), and published only when it changed.
  */
-void l2_resolve(struct sitd_daemon *d, struct tunnel *t)
+void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 {
 	const struct sitd_conf *c = &t->conf;
 	struct l2path n = { 0 }, *old = t->l2, *p = NULL;
@@ -95,4 +95,37 @@ void l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 		daemon_sync(d);
 		free(old);
 	}
+}
+
+void path_tick(struct sitd_daemon *d, struct tunnel *t)
+{
+	uint64_t sent = __atomic_load_n(&t->tx_stats.tx_packets, __ATOMIC_RELAXED);
+
+	path_l2_resolve(d, t);
+	/* remote any: each destination's path MTU again, so a learned one can expire. */
+	for (unsigned k = 0; t->pcache && k < SITD_PMTU_SLOTS; k++)
+		if (sitd_pmtu_cache_dst(t->pcache, k))
+			path_mtu_refresh_dst(t, sitd_pmtu_cache_dst(t->pcache, k));
+	if (sent != t->pmtu_seen_tx) {
+		t->pmtu_seen_tx = sent;
+		path_mtu_refresh(t);
+	}
+}
+
+/*
+ * Another device's MTU changed, perhaps the one under a tunnel: read every path MTU again
+ * now, as the kernel's tunnels see the route's MTU at their next send, so the first packet
+ * that no longer fits already gets its Packet Too Big.  Only on a change: links announce
+ * themselves for many other reasons.
+ */
+void path_link_mtu(struct sitd_daemon *d, unsigned ifindex, unsigned mtu)
+{
+	unsigned k = ifindex % (sizeof(d->link_mtu) / sizeof(d->link_mtu[0]));
+
+	if (d->link_mtu[k].ifindex == ifindex && d->link_mtu[k].mtu == mtu)
+		return;
+	d->link_mtu[k].ifindex = ifindex;
+	d->link_mtu[k].mtu = mtu;
+	for (unsigned i = 0; i < d->n; i++)
+		path_mtu_refresh(d->t[i]);
 }

@@ -12,9 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <libmnl/libmnl.h>
-#include <linux/rtnetlink.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -258,10 +256,10 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		goto fail;
 	}
 	sitd_rx_init(&t->rx, &t->conf, &t->rx_stats);
-	tunnel_configure(d, t);
-	/* Read once configured (tunnel_configure may set it up), before the table has it. */
+	devconf_apply(d, t);
+	/* Read once configured (devconf_apply may set it up), before the table has it. */
 	t->up = link_is_up(c->name);
-	l2_resolve(d, t);
+	path_l2_resolve(d, t);
 
 	sitd_conf_format(&t->conf, desc, sizeof(desc));
 	log_info("%s, path mtu %u,%s offloads%s%s%s%s", desc, underlay,
@@ -405,7 +403,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	struct outer *closing = NULL;
 	unsigned failed = 0, nold = 0;
 	void **old = NULL;
-	bool again = false, may_free;
+	bool again = false, may_free, any_routes = false;
 
 	if (!added || grow(d, n) < 0) {
 		log_warn("out of memory for %u tunnels", n);
@@ -441,13 +439,9 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	d->nprev = 0;
 	/* What the devices already have (taken over after a restart): addresses, and for
 	 * remote any, routes; and the host's addresses, once. */
-	(void)nl_dump6(RTM_GETADDR, &nl_handlers, d);
-	for (unsigned i = 0; i < n; i++) {
-		if (added[i] && !added[i]->conf.remote) {
-			(void)nl_dump6(RTM_GETROUTE, &nl_handlers, d);
-			break;
-		}
-	}
+	for (unsigned i = 0; i < n; i++)
+		any_routes |= added[i] && !added[i]->conf.remote;
+	linkwatch_dump(d, any_routes);
 	daemon_sync(d);
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
@@ -627,18 +621,9 @@ void daemon_tick(struct sitd_daemon *d)
 
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *t = d->t[i];
-		uint64_t sent = __atomic_load_n(&t->tx_stats.tx_packets, __ATOMIC_RELAXED);
 
 		isatap_solicit(d, t, now);
-		l2_resolve(d, t);
-		/* remote any: each destination's path MTU again, so a learned one can expire. */
-		for (unsigned k = 0; t->pcache && k < SITD_PMTU_SLOTS; k++)
-			if (sitd_pmtu_cache_dst(t->pcache, k))
-				path_mtu_refresh_dst(t, sitd_pmtu_cache_dst(t->pcache, k));
-		if (sent != t->pmtu_seen_tx) {
-			t->pmtu_seen_tx = sent;
-			path_mtu_refresh(t);
-		}
+		path_tick(d, t);
 	}
 }
 
