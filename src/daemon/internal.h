@@ -189,7 +189,6 @@ struct sitd_daemon {
 };
 
 /* tunnel.c */
-uint64_t now_ns(void);
 void daemon_sync(struct sitd_daemon *d);
 int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag);
 void ep_del(int ep, int fd);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon/internal.h"
+#include "os/clock.h"
 #include "os/log.h"
 #include "core/sixrd.h"
 #include "os/sock.h"

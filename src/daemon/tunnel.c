@@ -24,19 +24,12 @@
 
 #include "proto/cli.h"
 #include "daemon/internal.h"
+#include "os/clock.h"
 #include "os/log.h"
 #include "os/nl.h"
 #include "priv/privsep.h"
 #include "os/sock.h"
 #include "os/tun.h"
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag)
 {

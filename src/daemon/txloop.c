@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon/internal.h"
+#include "os/clock.h"
 #include "os/log.h"
 
 /* IP_PKTINFO in an outgoing message: the device a bound tunnel sends through, its source. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "daemon/internal.h"
+#include "os/clock.h"
 #include "os/log.h"
 #include "priv/privsep.h"
 #include "os/sock.h"
