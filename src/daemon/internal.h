@@ -190,8 +190,6 @@ struct sitd_daemon {
 
 /* tunnel.c */
 void daemon_sync(struct sitd_daemon *d);
-int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag);
-void ep_del(int ep, int fd);
 
 /* path.c */
 uint32_t path_mtu_get(const struct tunnel *t);
@@ -232,6 +230,13 @@ int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunn
 		  struct tunnel **earlier);
 
 /* worker.c */
+/*
+ * Worker i's epoll set: watch fd for events, reporting p with its tag (0 or -errno), and
+ * no longer.  Only the control thread adds and removes; the worker only waits.
+ */
+int worker_watch(struct sitd_daemon *d, unsigned i, int fd, uint32_t events, void *p,
+		 enum ev_tag tag);
+void worker_unwatch(struct sitd_daemon *d, unsigned i, int fd);
 int workers_alloc(struct sitd_daemon *d, unsigned n);
 void workers_stop(struct sitd_daemon *d);
 void workers_free(struct sitd_daemon *d);

@@ -39,7 +39,7 @@ static void ring_open(struct sitd_daemon *d, struct outer *o, const struct sitd_
 
 	o->ring_fd = ps_packet_open();
 	if (o->ring_fd >= 0 && ring_setup(o->ring_fd, &o->ring) == 0 &&
-	    ep_add(d->w[o->worker]->ep, o->ring_fd, EPOLLIN, o, EV_RING) == 0)
+	    worker_watch(d, o->worker, o->ring_fd, EPOLLIN, o, EV_RING) == 0)
 		return;
 	log_warn("%s: no AF_PACKET ring for %s; receiving through the raw socket", c->name,
 		 outer_name(o, what, sizeof(what)));
@@ -83,7 +83,7 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		free(o);
 		return NULL;
 	}
-	if (ep_add(d->w[o->worker]->ep, o->fd, EPOLLIN, o, EV_OUTER) < 0) {
+	if (worker_watch(d, o->worker, o->fd, EPOLLIN, o, EV_OUTER) < 0) {
 		log_warn("%s: epoll", c->name);
 		close(o->fd);
 		free(o);
@@ -150,9 +150,9 @@ void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing)
 		;
 	if (*pp)
 		*pp = o->next;
-	ep_del(d->w[o->worker]->ep, o->fd);
+	worker_unwatch(d, o->worker, o->fd);
 	if (o->ring_fd >= 0)
-		ep_del(d->w[o->worker]->ep, o->ring_fd);
+		worker_unwatch(d, o->worker, o->ring_fd);
 	o->next = *closing;
 	*closing = o;
 }

@@ -31,18 +31,6 @@
 #include "os/sock.h"
 #include "os/tun.h"
 
-int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag)
-{
-	struct epoll_event ev = { .events = events, .data.u64 = (uintptr_t)p | (uintptr_t)tag };
-
-	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-}
-
-void ep_del(int ep, int fd)
-{
-	(void)epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-}
-
 void daemon_sync(struct sitd_daemon *d)
 {
 	uint64_t gp = __atomic_add_fetch(&d->gp, 1, __ATOMIC_SEQ_CST);
@@ -292,21 +280,23 @@ static void forget(struct sitd_daemon *d, struct tunnel *t)
 /* Register a published tunnel with the worker that reads its device. */
 static int tunnel_attach(struct sitd_daemon *d, struct tunnel *t)
 {
-	int ep;
+	int r;
 
 	t->worker = d->next_tun_worker++ % d->nw;
-	ep = d->w[t->worker]->ep;
-	if (ep_add(ep, t->tun_fd, EPOLLIN, t, EV_TUN) < 0)
-		return -1;
+	r = worker_watch(d, t->worker, t->tun_fd, EPOLLIN, t, EV_TUN);
+	if (r < 0)
+		return r;
 	/* The send sockets have errors to read (EPOLLERR needs no request). */
 	for (unsigned i = 0; i < t->n_udp_tx; i++) {
 		if (t->udp_tx_fd[i] == t->path[0]->fd)
 			continue;
-		if (ep_add(ep, t->udp_tx_fd[i], 0, t, EV_UDPERR) < 0) {
+		r = worker_watch(d, t->worker, t->udp_tx_fd[i], 0, t, EV_UDPERR);
+		if (r < 0) {
 			for (unsigned k = 0; k < i; k++)
-				ep_del(ep, t->udp_tx_fd[k]);
-			ep_del(ep, t->tun_fd);
-			return -1;
+				if (t->udp_tx_fd[k] != t->path[0]->fd)
+					worker_unwatch(d, t->worker, t->udp_tx_fd[k]);
+			worker_unwatch(d, t->worker, t->tun_fd);
+			return r;
 		}
 	}
 	return 0;
@@ -314,12 +304,10 @@ static int tunnel_attach(struct sitd_daemon *d, struct tunnel *t)
 
 static void tunnel_detach(struct sitd_daemon *d, struct tunnel *t)
 {
-	int ep = d->w[t->worker]->ep;
-
-	ep_del(ep, t->tun_fd);
+	worker_unwatch(d, t->worker, t->tun_fd);
 	for (unsigned i = 0; i < t->n_udp_tx; i++)
 		if (t->udp_tx_fd[i] != t->path[0]->fd)
-			ep_del(ep, t->udp_tx_fd[i]);
+			worker_unwatch(d, t->worker, t->udp_tx_fd[i]);
 }
 
 static int grow(struct sitd_daemon *d, unsigned more)
@@ -594,13 +582,6 @@ void tunnel_stats(const struct tunnel *t, struct sitd_stats *s)
 uint32_t tunnel_path_mtu(const struct tunnel *t)
 {
 	return path_mtu_get(t);
-}
-
-void daemon_stats(const struct sitd_daemon *d, struct sitd_stats *s)
-{
-	memset(s, 0, sizeof(*s));
-	for (unsigned i = 0; i < d->nw; i++)
-		sitd_stats_sum(s, &d->w[i]->stats);
 }
 
 unsigned daemon_workers(const struct sitd_daemon *d)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -18,6 +19,31 @@
 #include "os/sock.h"
 
 enum { EVENTS = 64, IDLE_MS = 1000 };
+
+static int ep_add(int ep, int fd, uint32_t events, void *p, enum ev_tag tag)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = (uintptr_t)p | (uintptr_t)tag };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int worker_watch(struct sitd_daemon *d, unsigned i, int fd, uint32_t events, void *p,
+		 enum ev_tag tag)
+{
+	return ep_add(d->w[i]->ep, fd, events, p, tag);
+}
+
+void worker_unwatch(struct sitd_daemon *d, unsigned i, int fd)
+{
+	(void)epoll_ctl(d->w[i]->ep, EPOLL_CTL_DEL, fd, NULL);
+}
+
+void daemon_stats(const struct sitd_daemon *d, struct sitd_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < d->nw; i++)
+		sitd_stats_sum(s, &d->w[i]->stats);
+}
 
 static bool stopping(const struct sitd_daemon *d)
 {
