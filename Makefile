@@ -61,14 +61,23 @@ $(O)/asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -O1 -c -o $@ $<
 
-# Unit tests: cmocka, one binary per file, linked against the real core.
-$(O)/unit/%: tests/unit/%.c $(CORE_OBJS) tests/unit/pktgen.h
-	@mkdir -p $(@D)
-	$(call say,TEST,$@)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(CORE_OBJS) -lcmocka
+# Unit tests: cmocka, one binary per file, linked against the real core.  A test of the
+# daemon layer also links the daemon files it tests, named in UNIT_LINK_<test>, and a
+# stub (tests/unit/stub_*.c) of what those call below them: sockets, the monitor.
+UNIT_LINK_test_qsbr := src/daemon/qsbr.c
+unit_link = $(patsubst %.c,$(2)/%.o,$(UNIT_LINK_$(1)))
 
-$(O)/asan/unit/%: tests/unit/%.c $(ASAN_CORE_OBJS) tests/unit/pktgen.h
+.SECONDEXPANSION:
+$(O)/unit/%: tests/unit/%.c $(CORE_OBJS) tests/unit/pktgen.h $$(call unit_link,$$*,$(O))
 	@mkdir -p $(@D)
-	$(call say,TEST-SAN,$@)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(SAN) -O1 -o $@ $< $(ASAN_CORE_OBJS) -lcmocka
+	$(call say,TEST,$@)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< \
+		$(call unit_link,$*,$(O)) $(CORE_OBJS) -lcmocka -lpthread
+
+$(O)/asan/unit/%: tests/unit/%.c $(ASAN_CORE_OBJS) tests/unit/pktgen.h \
+		$$(call unit_link,$$*,$(O)/asan)
+	@mkdir -p $(@D)
+	$(call say,TEST-SAN,$@)$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(SAN) -O1 -o $@ $< \
+		$(call unit_link,$*,$(O)/asan) $(ASAN_CORE_OBJS) -lcmocka -lpthread
 
 # The daemon under ASan and UBSan, for the integration tests.
 sitd-asan: $(O)/asan/sitd
