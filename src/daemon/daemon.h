@@ -12,7 +12,7 @@
  *
  * Only the control thread (the caller of this API) adds or removes tunnels.  It builds new
  * tables and publishes them; workers never lock.  What a worker might still be using is
- * freed only once every worker has passed a quiescent state (daemon_sync in tunnel.c).
+ * freed only once every worker has passed a quiescent state (qsbr.h).
  */
 #ifndef SITD_DAEMON_H
 #define SITD_DAEMON_H

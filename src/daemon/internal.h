@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 
 #include "daemon/daemon.h"
+#include "daemon/qsbr.h"
 #include "core/gro.h"
 #include "core/icmp.h"
 #include "core/icmperr.h"
@@ -127,7 +128,7 @@ struct worker {
 	pthread_t thread;
 	int ep, stop_fd, raw_tx;
 	int pkt_tx;			/* -T packet: AF_PACKET, or -1 */
-	uint64_t qs;			/* 0 = offline (blocked), else the grace period seen */
+	struct qsbr_reader qs;		/* offline while blocked in epoll_wait */
 	struct sitd_stats stats;	/* process-level drops this worker saw */
 
 	/* transmit */
@@ -172,7 +173,7 @@ struct sitd_daemon {
 	unsigned n, cap;
 	struct outer *outers;
 	unsigned next_tun_worker, next_udp_worker;
-	uint64_t gp;			/* grace period, see daemon_sync */
+	struct qsbr qsbr;		/* what the workers may hold (qsbr.h) */
 	bool stopping;
 	bool tx_packet;			/* -T packet */
 	bool rx_ring;			/* -R ring */
@@ -189,7 +190,6 @@ struct sitd_daemon {
 };
 
 /* tunnel.c */
-void daemon_sync(struct sitd_daemon *d);
 
 /* path.c */
 uint32_t path_mtu_get(const struct tunnel *t);
@@ -223,7 +223,7 @@ void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing);
 void outer_close(struct outer *o);
 /*
  * Build every path's table from the running tunnels and publish them; the tables they
- * replace are appended to old[] (to free after daemon_sync).  -1 when two tunnels have
+ * replace are appended to old[] (to free after a grace period).  -1 when two tunnels have
  * the same remote, local and device (then *later and *earlier are they) or on no memory.
  */
 int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunnel **later,

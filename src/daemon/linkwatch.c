@@ -33,7 +33,7 @@ static void link_flags(void *arg, unsigned ifindex, unsigned flags)
 	struct tunnel *t = by_ifindex(arg, ifindex);
 
 	if (t)
-		__atomic_store_n(&t->up, (flags & IFF_UP) != 0, __ATOMIC_RELAXED);
+		WRITE_ONCE(t->up, (flags & IFF_UP) != 0);
 }
 
 /*
@@ -67,7 +67,7 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 		mtu = fixed;
 	}
 	if (mtu != t->conf.mtu) {
-		__atomic_store_n(&t->conf.mtu, mtu, __ATOMIC_RELAXED);	/* rx reads it (gro.mtu) */
+		WRITE_ONCE(t->conf.mtu, mtu);	/* rx reads it (gro.mtu) */
 		log_info("%s: device mtu %u", t->conf.name, mtu);
 	}
 }
@@ -146,9 +146,7 @@ static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, 
 		free(n);
 		return;
 	}
-	__atomic_store_n(&d->host6, n, __ATOMIC_RELEASE);
-	daemon_sync(d);
-	free(old);
+	qsbr_replace(&d->qsbr, d->host6, n);
 }
 
 /*
@@ -180,9 +178,7 @@ static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *
 		free(n);
 		return;
 	}
-	__atomic_store_n(&t->addrs6, n, __ATOMIC_RELEASE);
-	daemon_sync(d);
-	free(old);
+	qsbr_replace(&d->qsbr, t->addrs6, n);
 }
 
 /*
@@ -223,9 +219,7 @@ static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *ds
 	} else if (k < n->n) {
 		n->r[k] = n->r[--n->n];
 	}
-	__atomic_store_n(&t->routes6, n, __ATOMIC_RELEASE);
-	daemon_sync(d);
-	free(old);
+	qsbr_replace(&d->qsbr, t->routes6, n);
 }
 
 static const struct nl_handlers nl_handlers = { .mtu = link_mtu, .flags = link_flags,

@@ -157,7 +157,7 @@ void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing)
 	*closing = o;
 }
 
-/* After daemon_sync: no worker can be reading it any more. */
+/* After a grace period: no worker can be reading it any more. */
 void outer_close(struct outer *o)
 {
 	while (o) {
@@ -295,7 +295,7 @@ int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunn
 	k = 0;
 	for (struct outer *o = d->outers; o; o = o->next, k++) {
 		old[(*nold)++] = o->table;
-		__atomic_store_n(&o->table, next[k], __ATOMIC_RELEASE);
+		qsbr_publish(o->table, next[k]);
 		if (o->ring_fd >= 0)
 			ring_filters(d, o);
 	}

@@ -16,7 +16,7 @@
 
 uint32_t path_mtu_get(const struct tunnel *t)
 {
-	return __atomic_load_n(&t->path_mtu, __ATOMIC_RELAXED);
+	return READ_ONCE(t->path_mtu);
 }
 
 void path_mtu_refresh(struct tunnel *t)
@@ -28,7 +28,7 @@ void path_mtu_refresh(struct tunnel *t)
 	mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
 
 	if (mtu && mtu != path_mtu_get(t)) {
-		__atomic_store_n(&t->path_mtu, mtu, __ATOMIC_RELAXED);
+		WRITE_ONCE(t->path_mtu, mtu);
 		log_info("%s: path MTU to remote is %u", t->conf.name, mtu);
 	}
 }
@@ -60,7 +60,7 @@ void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 	uint32_t nexthop;
 	uint8_t src[6];
 	int mtu;
-	bool bad = __atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED), confirmed = false;
+	bool bad = READ_ONCE(t->l2_bad), confirmed = false;
 
 	if (!d->tx_packet || c->encap != SITD_ENCAP_NONE || !c->remote || !c->local)
 		return;
@@ -80,7 +80,7 @@ void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 	 * (__neigh_event_send: STALE -> DELAY -> PROBE), and a changed address is learned.
 	 */
 	if (p && !confirmed)
-		__atomic_store_n(&t->l2_kick, 1, __ATOMIC_RELAXED);
+		WRITE_ONCE(t->l2_kick, 1);
 	if (!bad && ((!p && !old) || (p && old && !memcmp(p, old, sizeof(*p)))))
 		return;
 	if (p) {
@@ -89,17 +89,14 @@ void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 			return;
 		*p = n;
 	}
-	__atomic_store_n(&t->l2, p, __ATOMIC_RELEASE);
-	__atomic_store_n(&t->l2_bad, 0, __ATOMIC_RELAXED);
-	if (old) {
-		daemon_sync(d);
-		free(old);
-	}
+	qsbr_publish(t->l2, p);
+	WRITE_ONCE(t->l2_bad, 0);
+	qsbr_retire(&d->qsbr, old);
 }
 
 void path_tick(struct sitd_daemon *d, struct tunnel *t)
 {
-	uint64_t sent = __atomic_load_n(&t->tx_stats.tx_packets, __ATOMIC_RELAXED);
+	uint64_t sent = READ_ONCE(t->tx_stats.tx_packets);
 
 	path_l2_resolve(d, t);
 	/* remote any: each destination's path MTU again, so a learned one can expire. */

@@ -105,7 +105,7 @@ static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len
 		w->gro_t = t;
 		w->gro.enabled = !t->conf.nogro && !t->gro_off;
 		w->gro.stats = &t->rx_stats;
-		w->gro.mtu = (uint16_t)__atomic_load_n(&t->conf.mtu, __ATOMIC_RELAXED);
+		w->gro.mtu = (uint16_t)READ_ONCE(t->conf.mtu);
 	}
 	if (sitd_gro_add_merged(&w->gro, p, len, gso_type, gso_size))
 		return;
@@ -170,9 +170,9 @@ static void rx_meta(struct msghdr *h, uint32_t total, struct rx_meta *m)
  */
 static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, uint8_t *in, uint32_t ilen)
 {
-	const struct sitd_addrs6 *a = __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE);
-	const struct tunnel_prl *prl = __atomic_load_n(&t->prl, __ATOMIC_ACQUIRE);
-	struct sitd_auto au = { .rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE),
+	const struct sitd_addrs6 *a = qsbr_read(t->addrs6);
+	const struct tunnel_prl *prl = qsbr_read(t->prl);
+	struct sitd_auto au = { .rd = qsbr_read(t->rd),
 				.prl = prl ? &prl->prl : NULL, .addrs = a ? a->all : NULL,
 				.naddrs = a ? a->n : 0, .isatap = t->conf.isatap };
 	enum sitd_isatap_node node = SITD_ISATAP_REFUSED;
@@ -253,13 +253,13 @@ static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
  */
 void rx_ring(struct worker *w, struct outer *o)
 {
-	const struct sitd_table *tab = __atomic_load_n(&o->table, __ATOMIC_ACQUIRE);
+	const struct sitd_table *tab = qsbr_read(o->table);
 
 	for (unsigned b = 0; b < RING_BLOCKS; b++) {
 		struct tpacket_block_desc *bd = (void *)(o->ring + (size_t)o->ring_next * RING_BLOCK);
 		uint8_t *h;
 
-		if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+		if (!(load_acquire(bd->hdr.bh1.block_status) & TP_STATUS_USER))
 			break;
 		h = (uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt;
 		for (uint32_t i = 0; i < bd->hdr.bh1.num_pkts; i++) {
@@ -284,7 +284,7 @@ void rx_ring(struct worker *w, struct outer *o)
 			h += th->tp_next_offset;
 		}
 		gro_flush(w);
-		__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		store_release(bd->hdr.bh1.block_status, TP_STATUS_KERNEL);
 		o->ring_next = (o->ring_next + 1) % RING_BLOCKS;
 	}
 }
@@ -326,7 +326,7 @@ static void rx_udp(struct worker *w, const struct sitd_table *tab, int n)
 void rx_outer(struct worker *w, struct outer *o)
 {
 	/* The table as published now; it stays valid until this worker is quiescent. */
-	const struct sitd_table *tab = __atomic_load_n(&o->table, __ATOMIC_ACQUIRE);
+	const struct sitd_table *tab = qsbr_read(o->table);
 
 	for (unsigned b = 0; b < RX_BUDGET; b++) {
 		int n;
@@ -464,7 +464,7 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 
 void rx_outer_errors(struct worker *w, struct outer *o)
 {
-	const struct sitd_table *tab = __atomic_load_n(&o->table, __ATOMIC_ACQUIRE);
+	const struct sitd_table *tab = qsbr_read(o->table);
 
 	for (;;) {
 		struct sockaddr_in to = { 0 };

@@ -1,14 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tunnel table's lifecycle, on the control thread: tunnels in and out, the tables
- * rebuilt and published, and nothing freed while a worker may still hold it.
- *
- * Quiescent-state reclamation, in its simplest form: each worker marks itself offline
- * (qs = 0) before it blocks in epoll_wait and online (qs = the current grace period)
- * after, and touches tunnels, paths and tables only while online, never keeping a pointer
- * across the mark.  daemon_sync() starts a new grace period and waits until every worker
- * is offline or has marked it: from then on, no worker can hold anything unpublished
- * before the call.  The per-packet path takes no lock and makes no atomic read-modify-write.
+ * rebuilt and published, and nothing freed while a worker may still hold it (qsbr.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "proto/cli.h"
@@ -30,22 +22,6 @@
 #include "priv/privsep.h"
 #include "os/sock.h"
 #include "os/tun.h"
-
-void daemon_sync(struct sitd_daemon *d)
-{
-	uint64_t gp = __atomic_add_fetch(&d->gp, 1, __ATOMIC_SEQ_CST);
-
-	for (unsigned i = 0; i < d->nw; i++) {
-		for (;;) {
-			uint64_t qs = __atomic_load_n(&d->w[i]->qs, __ATOMIC_SEQ_CST);
-			struct timespec ts = { .tv_nsec = 100 * 1000 };
-
-			if (qs == 0 || qs >= gp)
-				break;
-			nanosleep(&ts, NULL);
-		}
-	}
-}
 
 /* ---- one tunnel's device and sockets ------------------------------------------ */
 
@@ -341,7 +317,7 @@ static void drop_new(struct sitd_daemon *d, struct tunnel **added, unsigned nadd
 
 /*
  * Publish the tables of the tunnels in d->t (the tables replaced go to old[], to free
- * after daemon_sync).  Of two tunnels that clash, the later, a new one, is dropped; without
+ * after a grace period).  Of two tunnels that clash, the later, a new one, is dropped; without
  * memory every new one is, and the tables stay as they were (false: nothing published).
  */
 static bool publish(struct sitd_daemon *d, struct tunnel **added, unsigned nadded, void ***old,
@@ -423,7 +399,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	for (unsigned i = 0; i < n; i++)
 		any_routes |= added[i] && !added[i]->conf.remote;
 	linkwatch_dump(d, any_routes);
-	daemon_sync(d);
+	qsbr_synchronize(&d->qsbr);
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
 	free(old);
@@ -480,13 +456,13 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 				close(gone[i]->tun_fd);
 			gone[i]->tun_fd = -1;
 		}
-		daemon_sync(d);
+		qsbr_synchronize(&d->qsbr);
 		free(old);
 		outer_close(closing);
 		free(gone);
 		return;
 	}
-	daemon_sync(d);
+	qsbr_synchronize(&d->qsbr);
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
 	free(old);
@@ -499,7 +475,7 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 int daemon_set_6rd(struct sitd_daemon *d, const char *name, const struct sitd_6rd *rd)
 {
 	struct tunnel *t = daemon_find(d, name);
-	struct sitd_6rd *n, *old;
+	struct sitd_6rd *n;
 
 	if (!t)
 		return -1;
@@ -508,17 +484,14 @@ int daemon_set_6rd(struct sitd_daemon *d, const char *name, const struct sitd_6r
 		return -1;
 	*n = *rd;
 	t->conf.rd = *rd;
-	old = t->rd;
-	__atomic_store_n(&t->rd, n, __ATOMIC_RELEASE);
-	daemon_sync(d);
-	free(old);
+	qsbr_replace(&d->qsbr, t->rd, n);
 	return 0;
 }
 
 int daemon_prl(struct sitd_daemon *d, const struct sitd_prl_cmd *cmd)
 {
 	struct tunnel *t = daemon_find(d, cmd->dev);
-	struct tunnel_prl *n, *old;
+	struct tunnel_prl *n;
 	int e;
 
 	if (!t || !t->prl)
@@ -535,10 +508,7 @@ int daemon_prl(struct sitd_daemon *d, const struct sitd_prl_cmd *cmd)
 	}
 	/* What show prints, newest first as the kernel lists them. */
 	t->conf.nprl = (uint8_t)sitd_prl_get(&n->prl, 0, t->conf.prl, SITD_PRL_MAX);
-	old = t->prl;
-	__atomic_store_n(&t->prl, n, __ATOMIC_RELEASE);
-	daemon_sync(d);
-	free(old);
+	qsbr_replace(&d->qsbr, t->prl, n);
 	return 0;
 }
 
@@ -612,7 +582,7 @@ struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet, bool rx_ring)
 		log_warn("out of memory");
 		return NULL;
 	}
-	d->gp = 1;
+	qsbr_init(&d->qsbr);
 	d->tx_packet = tx_packet;
 	d->rx_ring = rx_ring;
 	if (!workers)

@@ -107,8 +107,8 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 	unsigned n = tx->nout, i = 0;
 	bool retried = false;
 
-	if (w->pkt_tx >= 0 && !__atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED))
-		l2 = __atomic_load_n(&t->l2, __ATOMIC_ACQUIRE);
+	if (w->pkt_tx >= 0 && !READ_ONCE(t->l2_bad))
+		l2 = qsbr_read(t->l2);
 	if (l2) {
 		w->lldst.sll_family = AF_PACKET;
 		w->lldst.sll_protocol = htons(ETH_P_IP);
@@ -117,8 +117,8 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 	for (unsigned k = 0; k < n; k++)
 		if (!msg_l2(w, t, l2, k))
 			msg_raw(w, t, k);
-	if (l2 && __atomic_load_n(&t->l2_kick, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&t->l2_kick, 0, __ATOMIC_RELAXED);
+	if (l2 && READ_ONCE(t->l2_kick)) {
+		WRITE_ONCE(t->l2_kick, 0);
 		msg_raw(w, t, 0);	/* through the neighbour table: it probes again */
 	}
 	while (i < n) {
@@ -133,7 +133,7 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 		if (r < 0 && framed) {
 			/* The device went, or its address: these go the kernel's way; the control
 			 * thread looks the next hop up again. */
-			__atomic_store_n(&t->l2_bad, 1, __ATOMIC_RELAXED);
+			WRITE_ONCE(t->l2_bad, 1);
 			for (unsigned k = i; k < n; k++)
 				msg_raw(w, t, k);
 			continue;
@@ -322,15 +322,13 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 	unsigned nframe = 0;
 
 	sitd_tx_use(&w->tx, &t->conf, &t->tx_stats, &t->damper);
-	sitd_tx_addrs(&w->tx, __atomic_load_n(&t->addrs6, __ATOMIC_ACQUIRE),
-		      __atomic_load_n(&w->d->host6, __ATOMIC_ACQUIRE));
-	sitd_tx_routes(&w->tx, __atomic_load_n(&t->routes6, __ATOMIC_ACQUIRE));
-	w->tx.rd = __atomic_load_n(&t->rd, __ATOMIC_ACQUIRE);
+	sitd_tx_addrs(&w->tx, qsbr_read(t->addrs6), qsbr_read(w->d->host6));
+	sitd_tx_routes(&w->tx, qsbr_read(t->routes6));
+	w->tx.rd = qsbr_read(t->rd);
 	w->tx.pcache = t->pcache;
 	/* Inner checksums to the device only where outer packets will go as frames. */
 	w->tx.csum_defer = w->pkt_tx >= 0 && t->conf.remote && t->conf.encap == SITD_ENCAP_NONE &&
-			   __atomic_load_n(&t->l2, __ATOMIC_ACQUIRE) &&
-			   !__atomic_load_n(&t->l2_bad, __ATOMIC_RELAXED);
+			   qsbr_read(t->l2) && !READ_ONCE(t->l2_bad);
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);
 	for (unsigned budget = TX_BUDGET; budget; budget--) {

@@ -47,19 +47,18 @@ void daemon_stats(const struct sitd_daemon *d, struct sitd_stats *s)
 
 static bool stopping(const struct sitd_daemon *d)
 {
-	return __atomic_load_n(&d->stopping, __ATOMIC_ACQUIRE);
+	return load_acquire(d->stopping);
 }
 
-/* Quiescent states (tunnel.c, daemon_sync): offline while blocked, online with the period. */
+/* Quiescent states (qsbr.h): offline while blocked, online while serving. */
 static void qs_offline(struct worker *w)
 {
-	__atomic_store_n(&w->qs, 0, __ATOMIC_SEQ_CST);
+	qsbr_offline(&w->qs);
 }
 
 static void qs_online(struct worker *w)
 {
-	__atomic_store_n(&w->qs, __atomic_load_n(&w->d->gp, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	qsbr_online(&w->d->qsbr, &w->qs);
 }
 
 static void *worker_main(void *arg)
@@ -132,6 +131,7 @@ int workers_alloc(struct sitd_daemon *d, unsigned n)
 		d->nw = i + 1;
 		w->d = d;
 		w->id = i;
+		qsbr_register(&d->qsbr, &w->qs);
 		w->raw_tx = w->pkt_tx = -1;
 		w->ep = epoll_create1(EPOLL_CLOEXEC);
 		w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -172,7 +172,7 @@ void workers_stop(struct sitd_daemon *d)
 {
 	uint64_t one = 1;
 
-	__atomic_store_n(&d->stopping, true, __ATOMIC_RELEASE);
+	store_release(d->stopping, true);
 	for (unsigned i = 0; i < d->nw; i++)
 		if (write(d->w[i]->stop_fd, &one, sizeof(one)) < 0)
 			log_warn("cannot wake worker %u", i);
@@ -188,6 +188,7 @@ void workers_free(struct sitd_daemon *d)
 
 		if (!w)
 			continue;
+		qsbr_unregister(&d->qsbr, &w->qs);
 		if (w->ep >= 0)
 			close(w->ep);
 		if (w->stop_fd >= 0)
