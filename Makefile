@@ -119,9 +119,11 @@ $(O)/xskblast: bench/xskblast.c
 	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lxdp -lbpf
 
 # Includes run down the layers, and the pure ones do no I/O, print, exit or allocate
-# (src/LAYERS, doc/architecture.md).
-lint:
+# (src/LAYERS, doc/architecture.md); and so do calls, read from the objects (nm): none up
+# a layer, no files calling each other in a circle.
+lint: $(O)/sitd
 	$(Q)CC=$(CC) scripts/lint.sh
+	$(Q)python3 scripts/calls.py $(O)
 
 check: lint unit unit-asan fuzz integration
 
