@@ -89,6 +89,9 @@ static void test_reader_never_sees_freed(void **state)
 		qsbr_register(&q, &r[i]);
 	for (int i = 0; i < READERS; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, reader, &r[i]), 0);
+	/* The readers at work before the writer starts, so that they race it. */
+	while (__atomic_load_n(&reads, __ATOMIC_RELAXED) < READERS * 200)
+		sleep_ms(1);
 	for (unsigned g = 1; g <= ROUNDS; g++) {
 		struct obj *old = slot;
 
