@@ -42,6 +42,7 @@ enum {
 	UDP_TX_MAX = 8,		/* encap-sport auto: send sockets, one picked per inner flow */
 	UDP_MAX_SEGS = 64,	/* UDP_MAX_SEGMENTS before 1382e3b6a350 */
 	DEFAULT_UNDERLAY_MTU = 1500,	/* the kernel's fallback: ETH_DATA_LEN */
+	PATH_REQS = 64,		/* remote any: path MTU reads a worker may have asked for */
 };
 
 /* What an epoll event is about: the low bits of its data, the rest a pointer. */
@@ -104,6 +105,7 @@ struct tunnel {
 	struct sitd_6rd *rd;		/* the 6rd settings in effect, likewise (never NULL) */
 	struct tunnel_prl *prl;		/* ISATAP's PRL, likewise; NULL: not ISATAP */
 	struct sitd_pmtu_cache *pcache;	/* remote any: path MTU per destination (pmtu.h) */
+	int pmtu_stale;			/* atomic: a worker saw the path MTU fall, read it again */
 	struct l2path *l2;		/* -T packet: published; NULL: through the raw socket */
 	int l2_bad;			/* atomic: a send through it failed, resolve again */
 	int l2_kick;			/* atomic: the neighbour is stale, one packet the raw way */
@@ -121,6 +123,12 @@ struct tunnel_prl {
 	struct sitd_prl_entry e[SITD_PRL_MAX];
 };
 
+/* remote any: read the path MTU of tunnel t toward dst again (path_mtu_stale). */
+struct path_req {
+	struct tunnel *t;
+	uint32_t dst;
+};
+
 /* Per worker, allocated once: nothing on the per-packet path allocates or locks. */
 struct worker {
 	struct sitd_daemon *d;
@@ -130,6 +138,10 @@ struct worker {
 	int pkt_tx;			/* -T packet: AF_PACKET, or -1 */
 	struct qsbr_reader qs;		/* offline while blocked in epoll_wait */
 	struct sitd_stats stats;	/* process-level drops this worker saw */
+	/* A ring of path MTU reads to do, one producer (the worker: preq_head) and one
+	 * consumer (the control thread: preq_tail); path.c. */
+	struct path_req preq[PATH_REQS];
+	unsigned preq_head, preq_tail;
 
 	/* transmit */
 	struct sitd_tx tx;
@@ -178,6 +190,9 @@ struct sitd_daemon {
 	bool tx_packet;			/* -T packet */
 	bool rx_ring;			/* -R ring */
 	struct mnl_socket *nl;
+	int wake_fd;			/* eventfd: a worker has work for the control thread */
+	int wake_pending;		/* atomic: wake_fd was written and not yet drained */
+	int ctl_ep;			/* epoll of nl and wake_fd: daemon_netlink_fd */
 	int icmp6_fd;			/* ISATAP: router solicitations to the PRL */
 	struct sitd_host6 *host6;	/* the host's IPv6 addresses, published */
 	struct {			/* other links' last MTU, by ifindex (a small hash) */
@@ -199,6 +214,14 @@ void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t);
 void path_tick(struct sitd_daemon *d, struct tunnel *t);
 /* A link that is no tunnel's device has this MTU now. */
 void path_link_mtu(struct sitd_daemon *d, unsigned ifindex, unsigned mtu);
+/*
+ * A worker's send to dst failed for size, or an ICMP error said so: ask the control
+ * thread, woken, to read the path MTU again (path_drain), off the packet path.
+ */
+void path_mtu_stale(struct worker *w, struct tunnel *t, uint32_t dst);
+/* The control thread: the path MTU reads the workers asked for.  Also to be called after
+ * a grace period that retires tunnels, before they are freed: it empties the rings. */
+void path_drain(struct sitd_daemon *d);
 void path_mtu_refresh(struct tunnel *t);
 /* remote any: read the path MTU toward dst again, into the tunnel's cache. */
 void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);
@@ -207,6 +230,9 @@ void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);
 /* What the devices have now: IPv6 addresses (all, and the host's), and with routes, the
  * IPv6 routes (remote any). */
 void linkwatch_dump(struct sitd_daemon *d, bool routes);
+/* The netlink socket, and the control thread's wake-up (path_mtu_stale), in one epoll. */
+void linkwatch_open(struct sitd_daemon *d);
+void linkwatch_close(struct sitd_daemon *d);
 
 /* isatap.c */
 bool isatap_global(uint32_t a);

@@ -9,6 +9,10 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
 
 #include "daemon/internal.h"
 #include "os/log.h"
@@ -233,13 +237,55 @@ void linkwatch_dump(struct sitd_daemon *d, bool routes)
 		(void)nl_dump6(RTM_GETROUTE, &nl_handlers, d);
 }
 
+void linkwatch_open(struct sitd_daemon *d)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	d->nl = nl_link_open();
+	if (!d->nl)
+		log_warn("no link notifications; mtu bounds are not enforced");
+	d->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->ctl_ep = epoll_create1(EPOLL_CLOEXEC);
+	if (d->wake_fd < 0 || d->ctl_ep < 0 || epoll_ctl(d->ctl_ep, EPOLL_CTL_ADD, d->wake_fd, &ev) < 0 ||
+	    (d->nl && epoll_ctl(d->ctl_ep, EPOLL_CTL_ADD, nl_fd(d->nl), &ev) < 0)) {
+		/* Then the path MTU a worker asks for is read at the next tick. */
+		log_warn("no wake-up for the control thread; path MTU read once a second");
+		if (d->ctl_ep >= 0)
+			close(d->ctl_ep);
+		d->ctl_ep = -1;
+	}
+}
+
+void linkwatch_close(struct sitd_daemon *d)
+{
+	if (d->nl)
+		mnl_socket_close(d->nl);
+	if (d->ctl_ep >= 0)
+		close(d->ctl_ep);
+	if (d->wake_fd >= 0)
+		close(d->wake_fd);
+	d->nl = NULL;
+	d->ctl_ep = d->wake_fd = -1;
+}
+
+/*
+ * What the control thread polls: an epoll of the netlink socket and of the workers'
+ * wake-up (path_mtu_stale), so that src/cmd's loop needs to know of neither; without that
+ * epoll, the netlink socket.
+ */
 int daemon_netlink_fd(const struct sitd_daemon *d)
 {
+	if (d->ctl_ep >= 0)
+		return d->ctl_ep;
 	return d->nl ? nl_fd(d->nl) : -1;
 }
 
 void daemon_netlink_read(struct sitd_daemon *d)
 {
+	uint64_t n;
+
 	if (d->nl)
 		nl_link_read(d->nl, &nl_handlers, d);
+	if (d->wake_fd >= 0 && read(d->wake_fd, &n, sizeof(n)) == sizeof(n))
+		path_drain(d);
 }

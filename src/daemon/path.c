@@ -7,6 +7,7 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/internal.h"
 #include "os/log.h"
@@ -125,4 +126,66 @@ void path_link_mtu(struct sitd_daemon *d, unsigned ifindex, unsigned mtu)
 	d->link_mtu[k].mtu = mtu;
 	for (unsigned i = 0; i < d->n; i++)
 		path_mtu_refresh(d->t[i]);
+}
+
+/*
+ * Asked from the packet path, done on the control thread: reading a path MTU takes a
+ * socket, connect, getsockopt and close (pmtu_query) and logs a line.  A fixed remote:
+ * its flag.  remote any: {tunnel, dst} in the worker's ring; a request that does not fit
+ * is dropped (the next error asks again, and path_tick reads every cached one each
+ * second).  The control thread is woken once until it drains, as -T packet's l2_bad is
+ * read every second.
+ */
+void path_mtu_stale(struct worker *w, struct tunnel *t, uint32_t dst)
+{
+	struct sitd_daemon *d = w->d;
+
+	if (t->conf.remote) {
+		if (READ_ONCE(t->pmtu_stale))
+			return;		/* asked already */
+		WRITE_ONCE(t->pmtu_stale, 1);
+	} else {
+		unsigned head = w->preq_head;
+
+		if (!dst || head - load_acquire(w->preq_tail) >= PATH_REQS)
+			return;
+		w->preq[head % PATH_REQS] = (struct path_req){ .t = t, .dst = dst };
+		store_release(w->preq_head, head + 1);
+	}
+	if (!xchg(d->wake_pending, 1) && d->wake_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t r = write(d->wake_fd, &one, sizeof(one));
+
+		(void)r;	/* it cannot fill: drained at each wake */
+	}
+}
+
+static bool running(const struct sitd_daemon *d, const struct tunnel *t)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->t[i] == t)
+			return true;
+	return false;
+}
+
+void path_drain(struct sitd_daemon *d)
+{
+	/* Taken first: what a worker asks from now on wakes the control thread again. */
+	(void)xchg(d->wake_pending, 0);
+	for (unsigned i = 0; i < d->n; i++)
+		if (READ_ONCE(d->t[i]->pmtu_stale) && xchg(d->t[i]->pmtu_stale, 0))
+			path_mtu_refresh(d->t[i]);
+	for (unsigned k = 0; k < d->nw; k++) {
+		struct worker *w = d->w[k];
+		unsigned head = load_acquire(w->preq_head);
+
+		for (unsigned tail = w->preq_tail; tail != head; tail++) {
+			struct path_req r = w->preq[tail % PATH_REQS];
+
+			/* A tunnel removed since: its entry goes unread (freed only after this). */
+			if (running(d, r.t))
+				path_mtu_refresh_dst(r.t, r.dst);
+		}
+		store_release(w->preq_tail, head);
+	}
 }

@@ -54,5 +54,7 @@ void qsbr_retire(struct qsbr *q, void *p);
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define load_acquire(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define store_release(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+/* Store v, return what x held, in one step (a flag two threads set and take). */
+#define xchg(x, v)		__atomic_exchange_n(&(x), (v), __ATOMIC_SEQ_CST)
 
 #endif

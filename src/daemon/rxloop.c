@@ -382,13 +382,12 @@ static void rx_udp_error(struct worker *w, const struct sitd_table *tab,
 	      (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
 	       ee->ee_code == ICMP4_FRAG_NEEDED)) || !tab)
 		return;
-	(void)w;
 	for (uint32_t k = 0; k < tab->n; k++) {
 		struct tunnel *t = tab->ent[k].tunnel;
 
 		if (tab->ent[k].remote == remote) {
 			STAT_INC(t->rx_stats.err_frag_needed);
-			path_mtu_refresh(t);
+			path_mtu_stale(w, t, remote);
 		}
 	}
 }
@@ -434,10 +433,8 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 	case ERR_PMTU:
 		STAT_INC(st->err_received);
 		STAT_INC(st->err_frag_needed);
-		if (t->conf.remote)
-			path_mtu_refresh(t);
-		else	/* remote any: the quoted packet's own destination */
-			path_mtu_refresh_dst(t, rd32(w->errpkt + IP4_DST));
+		/* remote any: the quoted packet's own destination */
+		path_mtu_stale(w, t, rd32(w->errpkt + IP4_DST));
 		return;
 	case ERR_DAMP:
 		STAT_INC(st->err_received);

@@ -400,6 +400,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 		any_routes |= added[i] && !added[i]->conf.remote;
 	linkwatch_dump(d, any_routes);
 	qsbr_synchronize(&d->qsbr);
+	path_drain(d);	/* and the rings hold no tunnel freed below */
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
 	free(old);
@@ -463,6 +464,7 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 		return;
 	}
 	qsbr_synchronize(&d->qsbr);
+	path_drain(d);	/* and the rings hold no tunnel freed below */
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
 	free(old);
@@ -563,6 +565,7 @@ void daemon_tick(struct sitd_daemon *d)
 {
 	uint64_t now = now_ns();
 
+	path_drain(d);	/* what a worker asked and no wake-up brought */
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *t = d->t[i];
 
@@ -583,6 +586,7 @@ struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet, bool rx_ring)
 		return NULL;
 	}
 	qsbr_init(&d->qsbr);
+	d->wake_fd = d->ctl_ep = -1;
 	d->tx_packet = tx_packet;
 	d->rx_ring = rx_ring;
 	if (!workers)
@@ -593,9 +597,7 @@ struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet, bool rx_ring)
 		free(d);
 		return NULL;
 	}
-	d->nl = nl_link_open();
-	if (!d->nl)
-		log_warn("no link notifications; mtu bounds are not enforced");
+	linkwatch_open(d);
 	/* ISATAP's router solicitations: hop limit 255, set by the monitor that opens it. */
 	d->icmp6_fd = ps_icmp6_open();
 	return d;
@@ -613,8 +615,7 @@ void daemon_free(struct sitd_daemon *d, enum daemon_end end)
 	outer_close(d->outers);
 	d->outers = NULL;
 	workers_free(d);
-	if (d->nl)
-		mnl_socket_close(d->nl);
+	linkwatch_close(d);
 	if (d->icmp6_fd >= 0)
 		close(d->icmp6_fd);
 	free(d->host6);

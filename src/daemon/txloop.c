@@ -142,10 +142,8 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 			if (errno == EINTR)
 				continue;
 			/* The route's MTU fell below what sitd thought: read it again. */
-			if (errno == EMSGSIZE && t->conf.remote)
-				path_mtu_refresh(t);
-			else if (errno == EMSGSIZE)
-				path_mtu_refresh_dst(t, tx->out[i].dst);
+			if (errno == EMSGSIZE)
+				path_mtu_stale(w, t, tx->out[i].dst);
 			/* One retry, then this message is lost; the rest of the batch may still go. */
 			if (!retried && errno != EMSGSIZE) {
 				retried = true;
@@ -284,7 +282,7 @@ static void tx_flush_udp(struct worker *w, struct tunnel *t, unsigned from)
 		}
 		if (r <= 0) {
 			if (r < 0 && errno == EMSGSIZE)
-				path_mtu_refresh(t);
+				path_mtu_stale(w, t, t->conf.remote);
 			/* This message failed; count its segments and go on with the next. */
 			STAT_ADD(st->drop[SITD_DROP_tx_send_error], n);
 			i++;
@@ -383,7 +381,7 @@ void tx_udp_errors(struct worker *w, struct tunnel *t)
 				   (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
 				    ee->ee_code == ICMP4_FRAG_NEEDED))) {
 				STAT_INC(t->tx_stats.err_frag_needed);
-				path_mtu_refresh(t);
+				path_mtu_stale(w, t, t->conf.remote);
 			}
 		}
 	}
