@@ -47,6 +47,7 @@
 	X(tx_no_nexthop, "automatic destination needed a next hop and the route has none")       \
 	X(tx_isatap_nexthop, "ISATAP next hop is not a unicast ISATAP address")                \
 	X(tx_not_v4compat, "no 6rd/6to4 destination and the next hop is not ::a.b.c.d")         \
+	X(tun_read_error, "read from TUN failed")                                             \
 	X(tun_down, "device down: TUN refuses writes (the kernel's lookup skips a down tunnel)") \
 	X(tun_write_error, "write to TUN failed")
 

@@ -337,7 +337,7 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				STAT_DROP(&t->tx_stats, tun_write_error);
+				STAT_DROP(&t->tx_stats, tun_read_error);
 			break;
 		}
 		if (n > FRAME_MAX) {
