@@ -271,6 +271,11 @@ void workers_free(struct sitd_daemon *d);
 void tx_tunnel(struct worker *w, struct tunnel *t);
 void tx_udp_errors(struct worker *w, struct tunnel *t);
 
+/* errqueue.c */
+struct sock_extended_err;
+const struct sock_extended_err *errqueue_read(struct worker *w, int fd, size_t *len,
+					      struct sockaddr_in *to);
+
 /* rxloop.c */
 void rx_outer(struct worker *w, struct outer *o);
 void rx_ring(struct worker *w, struct outer *o);

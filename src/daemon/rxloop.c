@@ -345,32 +345,6 @@ void rx_outer(struct worker *w, struct outer *o)
 	}
 }
 
-/* Read one error from fd's queue into w->errpkt; NULL when the queue is empty. */
-static const struct sock_extended_err *errqueue_read(struct worker *w, int fd, size_t *len,
-						     struct sockaddr_in *to)
-{
-	struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->ecmsg,
-			    .msg_controllen = sizeof(w->ecmsg), .msg_name = to,
-			    .msg_namelen = sizeof(*to) };
-	const struct sock_extended_err *ee = NULL;
-	ssize_t n = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
-
-	if (n < 0)
-		return NULL;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
-			ee = (const struct sock_extended_err *)CMSG_DATA(c);
-	*len = (size_t)n;
-	/* No extended error (it cannot happen): an empty record, skipped by the callers. */
-	if (!ee) {
-		static const struct sock_extended_err none;
-
-		return &none;
-	}
-	return ee;
-}
-
 /*
  * A port's errors: the kernel gives the original destination, not the quoted headers, so
  * every tunnel of the port toward that remote reads its path MTU again.
