@@ -3,6 +3,7 @@
  * The error queue of a socket sitd sends from (IP_RECVERR): the ICMP errors and local
  * EMSGSIZE about its outer packets, read on the worker that owns the socket.
  */
+#include <errno.h>
 #include <time.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
@@ -11,14 +12,17 @@
 
 #include "daemon/internal.h"
 
-/* Read one error from fd's queue into w->errpkt; NULL when the queue is empty. */
+/*
+ * Read one error from fd's queue into w->errpkt (its length in *len, the original
+ * destination in *to unless NULL); NULL when the queue is empty.
+ */
 const struct sock_extended_err *errqueue_read(struct worker *w, int fd, size_t *len,
 						     struct sockaddr_in *to)
 {
 	struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->ecmsg,
 			    .msg_controllen = sizeof(w->ecmsg), .msg_name = to,
-			    .msg_namelen = sizeof(*to) };
+			    .msg_namelen = to ? sizeof(*to) : 0 };
 	const struct sock_extended_err *ee = NULL;
 	ssize_t n = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
 
@@ -35,4 +39,12 @@ const struct sock_extended_err *errqueue_read(struct worker *w, int fd, size_t *
 		return &none;
 	}
 	return ee;
+}
+
+/* The path MTU fell: the kernel refused a send for size, or a router said so (RFC 1191). */
+bool errqueue_frag_needed(const struct sock_extended_err *ee)
+{
+	return (ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE) ||
+	       (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
+		ee->ee_code == ICMP4_FRAG_NEEDED);
 }

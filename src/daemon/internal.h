@@ -275,6 +275,7 @@ void tx_udp_errors(struct worker *w, struct tunnel *t);
 struct sock_extended_err;
 const struct sock_extended_err *errqueue_read(struct worker *w, int fd, size_t *len,
 					      struct sockaddr_in *to);
+bool errqueue_frag_needed(const struct sock_extended_err *ee);
 
 /* rxloop.c */
 void rx_outer(struct worker *w, struct outer *o);

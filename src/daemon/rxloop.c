@@ -352,9 +352,7 @@ void rx_outer(struct worker *w, struct outer *o)
 static void rx_udp_error(struct worker *w, const struct sitd_table *tab,
 			 const struct sock_extended_err *ee, uint32_t remote)
 {
-	if (!((ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE) ||
-	      (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
-	       ee->ee_code == ICMP4_FRAG_NEEDED)) || !tab)
+	if (!errqueue_frag_needed(ee) || !tab)
 		return;
 	for (uint32_t k = 0; k < tab->n; k++) {
 		struct tunnel *t = tab->ent[k].tunnel;

@@ -365,21 +365,13 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 void tx_udp_errors(struct worker *w, struct tunnel *t)
 {
 	for (unsigned i = 0; i < t->n_udp_tx; i++) {
-		for (;;) {
-			struct iovec iov = { .iov_base = w->errpkt, .iov_len = sizeof(w->errpkt) };
-			struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = w->ecmsg,
-					    .msg_controllen = sizeof(w->ecmsg) };
-			const struct sock_extended_err *ee = NULL;
+		const struct sock_extended_err *ee;
+		size_t n;
 
-			if (t->udp_tx_fd[i] == t->path[0]->fd ||
-			    recvmsg(t->udp_tx_fd[i], &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-				break;
-			for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-				if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR)
-					ee = (const struct sock_extended_err *)CMSG_DATA(c);
-			if (ee && ((ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE) ||
-				   (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP4_DEST_UNREACH &&
-				    ee->ee_code == ICMP4_FRAG_NEEDED))) {
+		if (t->udp_tx_fd[i] == t->path[0]->fd)
+			continue;	/* the port's own: its owner reads it (rx_outer_errors) */
+		while ((ee = errqueue_read(w, t->udp_tx_fd[i], &n, NULL))) {
+			if (errqueue_frag_needed(ee)) {
 				STAT_INC(t->tx_stats.err_frag_needed);
 				path_mtu_stale(w, t, t->conf.remote);
 			}
