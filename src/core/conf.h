@@ -126,4 +126,17 @@ unsigned sitd_mtu_default(const struct sitd_conf *c, unsigned underlay_mtu);
 /* An MTU set with `ip link set NAME mtu N`, put back within the bounds. */
 unsigned sitd_mtu_clamp(const struct sitd_conf *c, unsigned mtu);
 
+/* The underlay MTU assumed when nothing says better: the kernel's ETH_DATA_LEN. */
+#define SITD_UNDERLAY_MTU_DEFAULT 1500u
+
+/*
+ * A starting tunnel's device MTU (returned) and the path MTU it starts with (*path_mtu).
+ * route_mtu: the route's toward the remote (0: no route yet; ignored for remote any);
+ * dev_mtu: the MTU of `dev` (<= 0: no dev); cur_mtu: the device's own, when it was taken
+ * over (<= 0: created).  *guessed: a fixed remote had no route, the underlay's MTU is
+ * assumed (`dev`'s, else 1500).
+ */
+unsigned sitd_mtu_start(const struct sitd_conf *c, uint32_t route_mtu, int dev_mtu, int cur_mtu,
+			uint32_t *path_mtu, bool *guessed);
+
 #endif
