@@ -41,7 +41,6 @@ enum {
 	RX_BUF = IP_MAX_LEN,
 	UDP_TX_MAX = 8,		/* encap-sport auto: send sockets, one picked per inner flow */
 	UDP_MAX_SEGS = 64,	/* UDP_MAX_SEGMENTS before 1382e3b6a350 */
-	DEFAULT_UNDERLAY_MTU = 1500,	/* the kernel's fallback: ETH_DATA_LEN */
 	PATH_REQS = 64,		/* remote any: path MTU reads a worker may have asked for */
 };
 

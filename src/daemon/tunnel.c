@@ -115,7 +115,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 {
 	struct tunnel *t = calloc(1, sizeof(*t));
 	char desc[256];
-	uint32_t underlay;
+	bool guessed;
 
 	if (!t) {
 		log_warn("%s: out of memory", c->name);
@@ -125,26 +125,16 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	t->conf = *c;
 	t->tun_fd = -1;
 	t->rd = malloc(sizeof(*t->rd));
-	if (!t->rd) {
+	if (!c->remote)
+		t->pcache = calloc(1, sizeof(*t->pcache));
+	if (c->isatap)
+		t->prl = calloc(1, sizeof(*t->prl));
+	if (!t->rd || (!c->remote && !t->pcache) || (c->isatap && !t->prl)) {
 		log_warn("%s: out of memory", c->name);
-		free(t);
-		return NULL;
+		goto fail;	/* tunnel_close frees what there is */
 	}
 	*t->rd = c->rd;
-	if (!c->remote && !(t->pcache = calloc(1, sizeof(*t->pcache)))) {
-		log_warn("%s: out of memory", c->name);
-		free(t->rd);
-		free(t);
-		return NULL;
-	}
 	if (c->isatap) {
-		t->prl = calloc(1, sizeof(*t->prl));
-		if (!t->prl) {
-			log_warn("%s: out of memory", c->name);
-			free(t->rd);
-			free(t);
-			return NULL;
-		}
 		sitd_prl_init(&t->prl->prl, t->prl->e, SITD_PRL_MAX);
 		/* In the order given, as `ip tunnel prl` commands would add them. */
 		for (unsigned k = 0; k < c->nprl; k++)
@@ -178,36 +168,12 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 			goto fail;
 	}
 
-	underlay = c->remote ? pmtu_query(c->local, c->remote, c->dev) : 0;
-	if (!underlay && !c->remote) {
-		/*
-		 * remote any: many destinations, many paths.  The IPv4 MTU is known only for a
-		 * tunnel bound to a device: that device's, minus 20; else 1280 (RFC 5969 9.1,
-		 * sitd_6rd_mtu_default).
-		 */
-		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
-
-		underlay = m > 0 ? (uint32_t)m : DEFAULT_UNDERLAY_MTU;
-		if (!t->conf.mtu)
-			t->conf.mtu = sitd_6rd_mtu_default(&t->conf, m > 0 ? (unsigned)m : 0);
-	} else if (!underlay) {
-		int m = c->dev[0] ? link_get_mtu(c->dev) : -1;
-
-		underlay = m > 0 ? (uint32_t)m : DEFAULT_UNDERLAY_MTU;
+	t->conf.mtu = sitd_mtu_start(c, c->remote ? pmtu_query(c->local, c->remote, c->dev) : 0,
+				     c->dev[0] ? link_get_mtu(c->dev) : -1,
+				     t->existed ? link_get_mtu(c->name) : -1, &t->path_mtu, &guessed);
+	if (guessed)
 		log_warnx("%s: no route to the remote yet; assuming an underlay MTU of %u", c->name,
-			  underlay);
-	}
-	t->path_mtu = underlay;
-	if (!t->conf.mtu) {
-		unsigned def = sitd_mtu_default(&t->conf, underlay);
-		int m = t->existed ? link_get_mtu(c->name) : -1;
-
-		/*
-		 * Taken over (a restart, or a stanza changed on reload): the MTU it has, perhaps
-		 * set with `ip link`, stays while it fits this tunnel's encapsulation.
-		 */
-		t->conf.mtu = m > 0 && (unsigned)m <= def ? sitd_mtu_clamp(&t->conf, (unsigned)m) : def;
-	}
+			  t->path_mtu);
 	if (link_get_mtu(c->name) != (int)t->conf.mtu && ps_link_set_mtu(c->name, t->conf.mtu) < 0) {
 		log_warn("cannot set the MTU of %s to %u", c->name, t->conf.mtu);
 		goto fail;
@@ -219,7 +185,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	path_l2_resolve(d, t);
 
 	sitd_conf_format(&t->conf, desc, sizeof(desc));
-	log_info("%s, path mtu %u,%s offloads%s%s%s%s", desc, underlay,
+	log_info("%s, path mtu %u,%s offloads%s%s%s%s", desc, t->path_mtu,
 		 t->existed ? " device taken over (ifindex kept)," : "",
 		 t->offloads & TUN_F_CSUM ? " csum" : "", t->offloads & TUN_F_TSO4 ? " tso4" : "",
 		 t->offloads & TUN_F_TSO6 ? " tso6" : "", t->offloads & TUN_F_TSO_ECN ? " tso_ecn" : "");
