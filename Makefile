@@ -65,7 +65,9 @@ $(O)/asan/%.o: %.c
 # daemon layer also links the daemon files it tests, named in UNIT_LINK_<test>, and a
 # stub (tests/unit/stub_*.c) of what those call below them: sockets, the monitor.
 UNIT_LINK_test_qsbr := src/daemon/qsbr.c
+UNIT_LINK_test_outer := src/daemon/outer.c tests/unit/stub_outer.c
 unit_link = $(patsubst %.c,$(2)/%.o,$(UNIT_LINK_$(1)))
+.PRECIOUS: $(O)/tests/unit/%.o $(O)/asan/tests/unit/%.o
 
 .SECONDEXPANSION:
 $(O)/unit/%: tests/unit/%.c $(CORE_OBJS) tests/unit/pktgen.h $$(call unit_link,$$*,$(O))
