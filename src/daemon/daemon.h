@@ -80,7 +80,10 @@ size_t daemon_describe_paths(const struct sitd_daemon *d, char *buf, size_t cap,
  */
 void daemon_tick(struct sitd_daemon *d);
 
-/* Link notifications (the device MTU as `ip link set` changes it): fd to poll, and read. */
+/*
+ * Link notifications (the device MTU as `ip link set` changes it) and the workers' asks
+ * (a path MTU to read again, path.c): one fd to poll, an epoll of both, and read.
+ */
 int daemon_netlink_fd(const struct sitd_daemon *d);
 void daemon_netlink_read(struct sitd_daemon *d);
 
