@@ -66,6 +66,7 @@ $(O)/asan/%.o: %.c
 # stub (tests/unit/stub_*.c) of what those call below them: sockets, the monitor.
 UNIT_LINK_test_qsbr := src/daemon/qsbr.c
 UNIT_LINK_test_outer := src/daemon/outer.c tests/unit/stub_outer.c
+UNIT_LINK_test_path := src/daemon/path.c src/daemon/qsbr.c tests/unit/stub_path.c
 unit_link = $(patsubst %.c,$(2)/%.o,$(UNIT_LINK_$(1)))
 .PRECIOUS: $(O)/tests/unit/%.o $(O)/asan/tests/unit/%.o
 

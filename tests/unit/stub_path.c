@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stubs of what path.c calls below it, for test_path.c: the path MTU the kernel reports
+ * (pmtu_query, from stub_path_mtu, counted), no route or neighbour for -T packet, no log.
+ */
+#include <stdint.h>
+
+#include "os/log.h"
+#include "os/nl.h"
+#include "os/sock.h"
+#include "os/tun.h"
+#include "stub_path.h"
+
+struct stub_path stub_path;
+
+uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev)
+{
+	(void)local;
+	(void)dev;
+	stub_path.queries++;
+	stub_path.last_dst = remote;
+	return stub_path.mtu;
+}
+
+int nl_route_get4(uint32_t dst, uint32_t src, unsigned oif, unsigned *out_oif, uint32_t *nexthop)
+{
+	(void)dst;
+	(void)src;
+	(void)oif;
+	(void)out_oif;
+	(void)nexthop;
+	return -1;
+}
+
+int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed)
+{
+	(void)ifindex;
+	(void)ip;
+	(void)mac;
+	(void)confirmed;
+	return -1;
+}
+
+int link_get_mtu(const char *name)
+{
+	(void)name;
+	return -1;
+}
+
+int link_get_ether(const char *name, uint8_t mac[6])
+{
+	(void)name;
+	(void)mac;
+	return -1;
+}
+
+void log_info(const char *fmt, ...)
+{
+	(void)fmt;
+}

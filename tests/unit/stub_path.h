@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* What test_path.c sets and reads of stub_path.c. */
+#ifndef SITD_STUB_PATH_H
+#define SITD_STUB_PATH_H
+
+#include <stdint.h>
+
+struct stub_path {
+	uint32_t mtu;		/* what pmtu_query answers */
+	unsigned queries;
+	uint32_t last_dst;
+};
+
+extern struct stub_path stub_path;
+
+#endif
