@@ -3,12 +3,9 @@
  * The tunnel table's lifecycle, on the control thread: tunnels in and out, the tables
  * rebuilt and published, and nothing freed while a worker may still hold it (qsbr.h).
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <libmnl/libmnl.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -18,7 +15,6 @@
 #include "daemon/internal.h"
 #include "os/clock.h"
 #include "os/log.h"
-#include "os/nl.h"
 #include "priv/privsep.h"
 #include "os/sock.h"
 #include "os/tun.h"
