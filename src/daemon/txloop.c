@@ -141,7 +141,7 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			/* The route's MTU fell below what sitd thought: read it again. */
+			/* The route's MTU fell below what sitd thought: the control thread reads it. */
 			if (errno == EMSGSIZE)
 				path_mtu_stale(w, t, tx->out[i].dst);
 			/* One retry, then this message is lost; the rest of the batch may still go. */
