@@ -438,12 +438,6 @@ const uint8_t *sitd_routes6_nexthop(const struct sitd_routes6 *rt, const uint8_t
 	return best ? best->gw : NULL;
 }
 
-bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len)
-{
-	return len >= IPV6_HDR_LEN + 16 && ip_version(pkt) == 6 && pkt[IP6_NXT] == 58 &&
-	       pkt[IPV6_HDR_LEN] == 134;
-}
-
 /*
  * The Router Advertisement at ra, n bytes of it present: Router Lifetime (RFC 4861 4.2,
  * bytes 6-7) set to 0, not a default router.  RFC 1624: the checksum mended from the
@@ -460,11 +454,6 @@ static bool ra_zero_lifetime(uint8_t *ra, uint32_t n)
 	wr16(ra + 6, 0);
 	csum_replace16(ra + 2, old, 0);
 	return true;
-}
-
-bool sitd_ra_no_default(uint8_t *pkt, uint32_t len)
-{
-	return sitd_ip6_is_ra(pkt, len) && ra_zero_lifetime(pkt + IPV6_HDR_LEN, len - IPV6_HDR_LEN);
 }
 
 int sitd_ip6_nd(const uint8_t *pkt, uint32_t len, struct sitd_nd *nd)

@@ -221,17 +221,6 @@ struct sitd_routes6 {
 /* The next hop toward dst by longest prefix: the gateway, or :: on the link; NULL: none. */
 const uint8_t *sitd_routes6_nexthop(const struct sitd_routes6 *rt, const uint8_t dst[16]);
 
-/*
- * ISATAP: a router advertisement from a PRL router without PRL_DEFAULT must not make it a
- * default router (ndisc_router_discovery() skips NDISC_NODETYPE_NODEFAULT); a TUN write
- * cannot carry that mark, so the RA's router lifetime is set to 0 and the ICMPv6 checksum
- * mended.  true when pkt (an IPv6 packet) was such an RA and was changed.
- */
-bool sitd_ra_no_default(uint8_t *pkt, uint32_t len);
-
-/* An ICMPv6 router advertisement (type 134) right after the IPv6 header. */
-bool sitd_ip6_is_ra(const uint8_t *pkt, uint32_t len);
-
 /* ---- Neighbour discovery behind extension headers (ISATAP receive) ---- */
 
 /* RFC 4861 4: the ICMPv6 types of neighbour discovery. */
@@ -295,8 +284,8 @@ enum sitd_isatap_verdict {
  *              (ndisc_redirect_rcv ignores a host's), as is an undecided packet.  RS, NS,
  *              NA pass: ndisc_recv_rs/ns/na take them from any node, and ISATAP hosts
  *              resolve and probe each other with NS/NA (RFC 5214 8, RFC 4861 7).
- *   NODEFAULT  RA: router lifetime set to 0 and the ICMPv6 checksum mended in place
- *              (sitd_ra_no_default's rewrite, also in a first fragment).  Redirect:
+ *   NODEFAULT  RA: router lifetime set to 0 and the ICMPv6 checksum mended in place,
+ *              also in a first fragment.  Redirect:
  *              dropped (ndisc_redirect_rcv ignores a PRL router without prl-default), as
  *              is an undecided packet.  RS, NS, NA pass.
  *   DEFAULT    everything passes, as from any router on a link.

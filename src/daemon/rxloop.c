@@ -194,17 +194,25 @@ static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, uint8_t *in,
 	}
 	/*
 	 * ISATAP: the kernel tags what came from a PRL router or a host, and its neighbour
-	 * discovery ignores a host's router advertisement and makes no default router of a
-	 * PRL router without PRL_DEFAULT (ndisc_router_discovery).  A TUN write carries no
-	 * tag: sitd does both here.
+	 * discovery ignores a host's router advertisement and redirect and a redirect from
+	 * a PRL router without PRL_DEFAULT, and makes no default router of the latter
+	 * (ndisc_router_discovery, ndisc_redirect_rcv).  A TUN write carries no tag: sitd
+	 * does it here, behind any extension headers (sitd_isatap_nd_check).
 	 */
-	if (t->conf.isatap && sitd_ip6_is_ra(in, ilen)) {
-		if (node == SITD_ISATAP_HOST) {
+	if (t->conf.isatap) {
+		switch (sitd_isatap_nd_check(in, ilen, node)) {
+		case SITD_ISATAP_PASS:
+			break;
+		case SITD_ISATAP_RA_HOST:
 			STAT_DROP(&t->rx_stats, rx_isatap_ra_host);
 			return false;
+		case SITD_ISATAP_ND_HOST:
+			STAT_DROP(&t->rx_stats, rx_isatap_nd_host);
+			return false;
+		case SITD_ISATAP_ND_NODEFAULT:
+			STAT_DROP(&t->rx_stats, rx_isatap_nd_nodefault);
+			return false;
 		}
-		if (node == SITD_ISATAP_NODEFAULT)
-			sitd_ra_no_default(in, ilen);
 	}
 	return true;
 }

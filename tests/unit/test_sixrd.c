@@ -711,12 +711,14 @@ static uint16_t icmp6_sum(const uint8_t *p, uint32_t len)
 	return (uint16_t)s;
 }
 
-/* sitd_ra_no_default: router lifetime 0, checksum still right; other packets untouched. */
+/* A PRL router without PRL_DEFAULT: its RA's router lifetime 0, the checksum still
+ * right; an RA already so, and a solicitation, untouched. */
 static void test_ra_no_default(void **state)
 {
 	uint8_t p[40 + 16] = { 0x60, [4] = 0, [5] = 16, [6] = 58, [7] = 255,
 			       [8] = 0xfe, [9] = 0x80, [23] = 1, [24] = 0xfe, [25] = 0x80, [39] = 2,
 			       [40] = 134, [44] = 64, [46] = 0x07, [47] = 0x08, [48] = 0, [51] = 5 };
+	uint8_t was[sizeof(p)];
 	uint16_t c;
 
 	(void)state;
@@ -724,15 +726,17 @@ static void test_ra_no_default(void **state)
 	p[42] = (uint8_t)(c >> 8);
 	p[43] = (uint8_t)c;
 	assert_int_equal(icmp6_sum(p, sizeof(p)), 0xffff);
-	assert_true(sitd_ip6_is_ra(p, sizeof(p)));
-	assert_true(sitd_ra_no_default(p, sizeof(p)));
+	assert_int_equal(sitd_isatap_nd_check(p, sizeof(p), SITD_ISATAP_NODEFAULT), SITD_ISATAP_PASS);
 	assert_int_equal(p[46] | p[47], 0);
 	assert_int_equal(icmp6_sum(p, sizeof(p)), 0xffff);
-	assert_false(sitd_ra_no_default(p, sizeof(p)));	/* lifetime 0 already */
+	memcpy(was, p, sizeof(p));
+	assert_int_equal(sitd_isatap_nd_check(p, sizeof(p), SITD_ISATAP_NODEFAULT), SITD_ISATAP_PASS);
+	assert_memory_equal(p, was, sizeof(p));		/* lifetime 0 already */
 	p[40] = 133;	/* a solicitation: not an advertisement */
-	assert_false(sitd_ip6_is_ra(p, sizeof(p)));
-	assert_false(sitd_ra_no_default(p, sizeof(p)));
-	assert_false(sitd_ip6_is_ra(p, 55));	/* too short for an RA */
+	p[46] = 0x07;
+	memcpy(was, p, sizeof(p));
+	assert_int_equal(sitd_isatap_nd_check(p, sizeof(p), SITD_ISATAP_NODEFAULT), SITD_ISATAP_PASS);
+	assert_memory_equal(p, was, sizeof(p));
 }
 
 /* sitd_routes6_nexthop: the longest prefix wins; :: on the link; none: NULL. */
