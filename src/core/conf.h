@@ -12,6 +12,22 @@ enum sitd_mode {
 	SITD_MODE_SIT = 41,		/* IPv6 in IPv4, protocol 41 (RFC 4213) */
 };
 
+/*
+ * The outer header's family: IPv4 for the kernel's sit and ipip (net/ipv6/sit.c,
+ * net/ipv4/ipip.c), IPv6 for its ip6tnl (net/ipv6/ip6_tunnel.c).  With an IPv6 outer
+ * header the mode keeps its meaning for the inner packet, as ip6_tnl_parm's proto:
+ * SITD_MODE_SIT is ip6ip6 (next header 41, RFC 2473), SITD_MODE_IPIP is ipip6 (next
+ * header 4, the B4 end of DS-Lite, RFC 6333), SITD_MODE_ANY both.
+ */
+enum sitd_outer {
+	SITD_OUTER_IPV4 = 0,
+	SITD_OUTER_IPV6 = 6,
+};
+
+/* RFC 2473 4.1.1: the Tunnel Encapsulation Limit, as the kernel's ip6tnl defaults it. */
+#define SITD_ENCAP_LIMIT_DEFAULT 4u	/* IPV6_DEFAULT_TNL_ENCAP_LIMIT */
+#define SITD_HOPLIMIT_DEFAULT 64u	/* iproute2's DEFAULT_TNL_HOP_LIMIT for ip -6 tunnel */
+
 /* The kernel's ip link ... encap fou|gue (TUNNEL_ENCAP_*). */
 enum sitd_encap {
 	SITD_ENCAP_NONE = 0,		/* IPv4 header only: protocol 41 or 4 */
@@ -88,7 +104,35 @@ struct sitd_conf {
 	uint8_t naddrs, nroutes;
 	struct sitd_prefix addrs[SITD_MAX_ADDRS];
 	struct sitd_route routes[SITD_MAX_ROUTES];
+	/*
+	 * outer = SITD_OUTER_IPV6 (ip6tnl): the outer addresses are remote6 and local6 (all
+	 * zero: any), and remote and local stay 0; ttl is the hop limit (0 = inherit, as
+	 * ip6_tnl_xmit), tos the traffic class (SITD_TOS_INHERIT: IP6_TNL_F_USE_ORIG_TCLASS).
+	 * The other fields are ip6_tnl_parm's, each named after its `ip -6 tunnel` word.
+	 */
+	enum sitd_outer outer;
+	uint8_t remote6[16], local6[16];
+	uint8_t encap_limit;		/* `encaplimit N`: the option's value */
+	bool encap_limit_none;		/* `encaplimit none`: IP6_TNL_F_IGN_ENCAP_LIMIT */
+	uint32_t flowlabel;		/* `flowlabel N`: 20 bits, fixed */
+	bool flowlabel_inherit;		/* `flowlabel inherit`: IP6_TNL_F_USE_ORIG_FLOWLABEL */
+	bool dscp_inherit;		/* `dscp inherit`: IP6_TNL_F_RCV_DSCP_COPY, on receive */
+	bool allow_localremote;		/* `allow-localremote`: IP6_TNL_F_ALLOW_LOCAL_REMOTE */
 };
+
+/* Whether the tunnel has a fixed remote (else `remote any`), for either outer family. */
+static inline bool sitd_conf_has_remote(const struct sitd_conf *c)
+{
+	static const uint8_t zero[16];
+
+	if (c->outer == SITD_OUTER_IPV6) {
+		for (unsigned i = 0; i < 16; i++)
+			if (c->remote6[i] != zero[i])
+				return true;
+		return false;
+	}
+	return c->remote != 0;
+}
 
 static inline bool sitd_mode_carries(enum sitd_mode m, unsigned ip_version)
 {
@@ -97,10 +141,16 @@ static inline bool sitd_mode_carries(enum sitd_mode m, unsigned ip_version)
 	return (m == SITD_MODE_SIT && ip_version == 6) || (m == SITD_MODE_IPIP && ip_version == 4);
 }
 
-/* Bytes the tunnel puts in front of an inner packet: 20, or 28 for fou, 32 for gue. */
+/*
+ * Bytes the tunnel puts in front of an inner packet: the outer header (20, or 40 for
+ * IPv6, and 8 more for the encapsulation limit's destination option, as ip6_tnl's
+ * t_hlen and its mtu -= 8), then 8 for fou, 12 for gue.
+ */
 static inline unsigned sitd_encap_len(const struct sitd_conf *c)
 {
-	return 20u + (c->encap == SITD_ENCAP_FOU ? 8u : c->encap == SITD_ENCAP_GUE ? 12u : 0u);
+	unsigned ip = c->outer == SITD_OUTER_IPV6 ? 40u + (c->encap_limit_none ? 0u : 8u) : 20u;
+
+	return ip + (c->encap == SITD_ENCAP_FOU ? 8u : c->encap == SITD_ENCAP_GUE ? 12u : 0u);
 }
 
 /* Outer protocol for an inner packet of this version: 41 for IPv6, 4 for IPv4. */
