@@ -69,3 +69,22 @@ void log_fatalx(const char *fmt, ...)
 	va_end(ap);
 	exit(1);
 }
+
+void log_warn_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(fmt, ap, err);
+	va_end(ap);
+}
+
+void log_fatal_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(fmt, ap, err);
+	va_end(ap);
+	exit(1);
+}
