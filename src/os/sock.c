@@ -24,6 +24,15 @@ static int fcntl_nonblock(int fd)
 	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/* Close fd, failed half-way, keeping the error: -errno as it was. */
+static int close_errno(int fd)
+{
+	int e = errno;
+
+	close(fd);
+	return -e;
+}
+
 static void set_bufs(int fd)
 {
 	int sz = SOCK_BUF;
@@ -44,10 +53,10 @@ static int bind_dev(int fd, const char *dev)
 
 int raw_open(uint8_t proto)
 {
-	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, proto), on = 1, err;
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, proto), on = 1;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	/*
 	 * IP_RECVERR: ICMP errors about our packets arrive on the error queue, for sitd to
 	 * learn the path MTU from and relay to inner senders (raw_err() queues them on every
@@ -56,34 +65,27 @@ int raw_open(uint8_t proto)
 	 */
 	if (setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &on, sizeof(on)) < 0 ||
 	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) < 0 ||
-	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
+	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0)
+		return close_errno(fd);
 	set_bufs(fd);
 	return fd;
 }
 
 int packet_open(void)
 {
-	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), on = 1, err;
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), on = 1;
 
 	/*
 	 * Protocol 0: it receives nothing.  Bypassing the qdisc is the point (packet(7)).  A
 	 * virtio_net_hdr before each frame lets the device finish inner checksums; on a ring
 	 * (-R ring) it gives a merged packet's segment size (virtio_net_hdr_from_skb).
 	 */
-	if (fd >= 0 && (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &on, sizeof(on)) < 0 ||
-			setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) < 0)) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	if (fd >= 0)
-		set_bufs(fd);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &on, sizeof(on)) < 0)
+		return close_errno(fd);
+	set_bufs(fd);
 	return fd;
 }
 
@@ -105,22 +107,15 @@ static int filter_lock(int fd, struct sock_filter *f, unsigned n)
 	return 0;
 }
 
-static int close_errno(int fd)
-{
-	int e = errno;
-
-	close(fd);
-	errno = e;
-	return -1;
-}
-
 int packet_tx_open(void)
 {
 	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
 	int fd = packet_open();
 
 	/* Bound later to ETH_P_ALL, or with memberships added, it still takes nothing. */
-	if (fd >= 0 && filter_lock(fd, &none, 1) < 0)
+	if (fd < 0)
+		return fd;
+	if (filter_lock(fd, &none, 1) < 0)
 		return close_errno(fd);
 	return fd;
 }
@@ -146,7 +141,7 @@ int ring_locked_open(struct sock_filter *f, unsigned n)
 	int fd = packet_open();
 
 	if (fd < 0)
-		return -1;
+		return fd;
 	/* The filter before the bind: nothing else reaches the ring first. */
 	if (filter_lock(fd, f, n) < 0 || ring_config(fd) < 0 ||
 	    bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
@@ -160,7 +155,7 @@ int ring_map(int fd, uint8_t **map)
 		       MAP_SHARED, fd, 0);
 
 	if (m == MAP_FAILED)
-		return -1;
+		return -errno;
 	*map = m;
 	return 0;
 }
@@ -193,8 +188,9 @@ int raw_send_open(void)
 	/* IPPROTO_RAW sends any protocol with our header and receives nothing (raw(7)). */
 	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
 
-	if (fd >= 0)
-		set_bufs(fd);
+	if (fd < 0)
+		return -errno;
+	set_bufs(fd);
 	return fd;
 }
 
@@ -233,40 +229,33 @@ out:
 #define UDP_GRO 104
 #endif
 
+/* The fd, or -errno. */
 static int udp_open(uint32_t local, uint16_t port, const char *dev)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), on = 1, err;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), on = 1;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	wr32((uint8_t *)&sa.sin_addr, local);
 	if (setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) < 0 || bind_dev(fd, dev) < 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return close_errno(fd);
 	set_bufs(fd);
 	return fd;
 }
 
 int udp_rx_open(uint16_t port)
 {
-	int fd = udp_open(0, port, NULL), on = 1, err;
+	int fd = udp_open(0, port, NULL), on = 1;
 
 	if (fd < 0)
-		return -1;
+		return fd;
 	/* IP_PKTINFO: the destination address and device, for the lookup. */
 	if (setsockopt(fd, IPPROTO_UDP, UDP_GRO, &on, sizeof(on)) < 0 ||
 	    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)) < 0 ||
-	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0 || fcntl_nonblock(fd) < 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
+	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0 || fcntl_nonblock(fd) < 0)
+		return close_errno(fd);
 	return fd;
 }
 
@@ -282,15 +271,11 @@ int udp_tx_setup(int fd, int pmtudisc_mode, int csum)
 
 int udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum)
 {
-	int fd = udp_open(local, port, dev), err;
+	int fd = udp_open(local, port, dev);
 
 	if (fd < 0)
-		return -1;
-	if (udp_tx_setup(fd, pmtudisc_mode, csum) < 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
+		return fd;
+	if (udp_tx_setup(fd, pmtudisc_mode, csum) < 0)
+		return close_errno(fd);
 	return fd;
 }

@@ -9,21 +9,23 @@
 /*
  * The receive socket of protocol `proto` (41 or 4), shared by every tunnel of the
  * process, non-blocking, with IP_HDRINCL, IP_RECVERR and IP_PKTINFO.  Unbound, so that
- * every packet of the protocol reaches sitd, and one with no tunnel is counted.
+ * every packet of the protocol reaches sitd, and one with no tunnel is counted.  The fd,
+ * or -errno.
  */
 int raw_open(uint8_t proto);
 
-/* A send-only raw socket (IPPROTO_RAW): sitd writes every outer header field itself. */
+/* A send-only raw socket (IPPROTO_RAW): sitd writes every outer header field itself.  The
+ * fd, or -errno. */
 int raw_send_open(void);
 
-/* AF_PACKET for sending whole Ethernet frames, past the qdisc; -1 with errno. */
+/* AF_PACKET for sending whole Ethernet frames, past the qdisc: the fd, or -errno. */
 int packet_open(void);
 
 /*
  * -R ring: make fd (from packet_open) a TPACKET_V3 receive ring of IPv4 packets from
  * every device, mapped at *map (RING_BLOCKS blocks of RING_BLOCK bytes), taking nothing
  * until a filter is attached (ring_filter), each packet after the kernel's virtio_net_hdr
- * (packet_open set PACKET_VNET_HDR).  -1 with errno.
+ * (packet_open set PACKET_VNET_HDR).  0, or -1 with errno set.
  */
 enum { RING_BLOCK = 256 << 10, RING_BLOCKS = 16, RING_TIMEOUT_MS = 1 };
 int ring_setup(int fd, uint8_t **map);
@@ -33,14 +35,15 @@ int ring_setup(int fd, uint8_t **map);
  * widen it: packet_tx_open() as packet_open() with a drop-everything filter (a bind to
  * ETH_P_ALL or PACKET_ADD_MEMBERSHIP then gains nothing); ring_locked_open() a ring as
  * ring_setup() makes it, with f attached, bound to IPv4 on every device, for the holder
- * to map with ring_map().  -1 with errno.
+ * to map with ring_map().  The fd, or -errno; ring_map 0 or -errno.
  */
 struct sock_filter;
 int packet_tx_open(void);
 int ring_locked_open(struct sock_filter *f, unsigned n);
 int ring_map(int fd, uint8_t **map);
 
-/* Attach a classic BPF program (bpf.h) to fd, replacing the one it had. */
+/* Attach a classic BPF program (bpf.h) to fd, replacing the one it had: 0, or -1 with
+ * errno set. */
 int sock_filter_set(int fd, struct sock_filter *f, unsigned n);
 
 /* The current path MTU toward remote (from local, through dev), or 0 without a route. */
@@ -51,11 +54,12 @@ uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev);
  * non-blocking, with UDP_GRO, IP_RECVTOS and IP_PKTINFO;
  * a send socket to (local, port or 0), with DF as pmtudisc says (IP_PMTUDISC_PROBE: DF
  * set, sitd makes the MTU decision; IP_PMTUDISC_DONT) and a zero UDP checksum unless
- * csum (SO_NO_CHECK).  Both get IP_RECVERR.  -1 with errno set on failure.
+ * csum (SO_NO_CHECK).  Both get IP_RECVERR.  The fd, or -errno.
  */
 int udp_rx_open(uint16_t port);
 int udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
-/* The send options alone, for a receive socket that also sends (encap-sport = encap-dport). */
+/* The send options alone, for a receive socket that also sends (encap-sport = encap-dport):
+ * 0, or -1 with errno set. */
 int udp_tx_setup(int fd, int pmtudisc_mode, int csum);
 
 #endif

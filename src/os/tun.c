@@ -27,7 +27,7 @@ int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
 	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
@@ -61,8 +61,7 @@ fail:
 	if (!*existed)
 		(void)ioctl(fd, TUNSETPERSIST, 0);
 	close(fd);
-	errno = err;
-	return -1;
+	return -err;
 }
 
 int tun_delete(int fd)
@@ -74,17 +73,16 @@ int tun_delete(int fd)
 	return r;
 }
 
+/* One SIOC[GS]IF* ioctl on a socket of its own: 0 or -errno. */
 static int ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
 {
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r, err;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
 
 	if (fd < 0)
-		return -1;
+		return -errno;
 	strncpy(ifr->ifr_name, name, IFNAMSIZ - 1);
-	r = ioctl(fd, req, ifr);
-	err = errno;
+	r = ioctl(fd, req, ifr) < 0 ? -errno : 0;
 	close(fd);
-	errno = err;
 	return r;
 }
 
@@ -99,10 +97,13 @@ int link_is_up(const char *name)
 int link_get_ether(const char *name, uint8_t mac[6])
 {
 	struct ifreq ifr;
+	int r;
 
 	memset(&ifr, 0, sizeof(ifr));
-	if (ifreq_ioctl(name, SIOCGIFHWADDR, &ifr) < 0 || ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
-		return -1;
+	if ((r = ifreq_ioctl(name, SIOCGIFHWADDR, &ifr)) < 0)
+		return r;
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+		return -EAFNOSUPPORT;
 	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
 	return 0;
 }
@@ -110,10 +111,11 @@ int link_get_ether(const char *name, uint8_t mac[6])
 int link_get_mtu(const char *name)
 {
 	struct ifreq ifr;
+	int r;
 
 	memset(&ifr, 0, sizeof(ifr));
-	if (ifreq_ioctl(name, SIOCGIFMTU, &ifr) < 0)
-		return -1;
+	if ((r = ifreq_ioctl(name, SIOCGIFMTU, &ifr)) < 0)
+		return r;
 	return ifr.ifr_mtu;
 }
 

@@ -9,19 +9,22 @@
 /*
  * Create TUN device `name` (IFF_TUN | IFF_NO_PI | IFF_VNET_HDR), or take over the one an
  * earlier sitd left (*existed), persistent, and enable checksum and TSO offloads, so the
- * kernel hands over TCP super-packets.  Returns the fd (non-blocking) or -1 with errno
- * set; *offloads gets the TUN_F_* bits the kernel accepted.
+ * kernel hands over TCP super-packets.  The fd (non-blocking), or -errno; *offloads gets
+ * the TUN_F_* bits the kernel accepted.
  */
 int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 
-/* Close a device's fd and remove the device (it is persistent until then). */
+/* Close a device's fd and remove the device (it is persistent until then): 0, or -1
+ * with errno set. */
 int tun_delete(int fd);
 
+/* The device's MTU, or -errno. */
 int link_get_mtu(const char *name);
-/* An Ethernet device's address: 0, or -1 (not Ethernet, or gone). */
+/* An Ethernet device's address: 0, -EAFNOSUPPORT (not Ethernet), or -errno (gone...). */
 int link_get_ether(const char *name, uint8_t mac[6]);
-/* 1 when the device is up (IFF_UP), else 0. */
+/* 1 when the device is up (IFF_UP), else 0 (down, gone or unreadable). */
 int link_is_up(const char *name);
+/* 0 or -errno. */
 int link_set_mtu(const char *name, unsigned mtu);
 
 #endif

@@ -280,7 +280,6 @@ static int ring_locked(uint8_t proto)
 	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
 	uint32_t *l = calloc(mon.nconfs ? mon.nconfs : 1, sizeof(*l));
 	unsigned n = 0, k = 0, nf;
-	int fd;
 
 	if (!l)
 		return -ENOMEM;
@@ -293,9 +292,7 @@ static int ring_locked(uint8_t proto)
 			l[k++] = l[i];
 	nf = sitd_bpf_ring(f, SITD_BPF_MAX, proto, l, k);
 	free(l);
-	errno = 0;
-	fd = nf ? ring_locked_open(f, nf) : ring_locked_open(&none, 1);
-	return fd >= 0 ? fd : errno ? -errno : -EIO;
+	return nf ? ring_locked_open(f, nf) : ring_locked_open(&none, 1);
 }
 
 /* A TUN device the monitor opened, by index or by name, and still the same device. */
@@ -393,12 +390,6 @@ static int refuse(const struct priv_req *r)
 	return -EPERM;
 }
 
-/* An os/ call's fd, or -1 with errno, as fd or -errno. */
-static int fd_or_errno(int fd)
-{
-	return fd >= 0 ? fd : errno ? -errno : -EIO;
-}
-
 /* Do what r asks; an fd to pass in *fd; 0 or -errno. */
 static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 {
@@ -407,7 +398,6 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	int e;
 
 	*fd = -1;
-	errno = 0;
 	switch ((enum priv_type)r->type) {
 	case PRIV_TUN_OPEN:
 		if (!configured(r->name, NULL)) {
@@ -415,7 +405,7 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 				  r->name);
 			return -EPERM;
 		}
-		*fd = fd_or_errno(tun_open(r->name, r->flag, &rep->offloads, &existed));
+		*fd = tun_open(r->name, r->flag, &rep->offloads, &existed);
 		rep->existed = existed;
 		if (*fd >= 0)
 			own(r->name);
@@ -424,12 +414,12 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		if ((e = grant(r, r->proto == IPPROTO_IPV6 ? G_RAW41 : G_RAW4, any_carries(r->proto),
 			       "no stanza receives that protocol")) < 0)
 			return e;
-		*fd = fd_or_errno(raw_open(r->proto));
+		*fd = raw_open(r->proto);
 		break;
 	case PRIV_RAW_SEND_OPEN:
 		if ((e = grant(r, G_RAW_SEND, true, "")) < 0)
 			return e;
-		*fd = fd_or_errno(raw_send_open());
+		*fd = raw_send_open();
 		break;
 	case PRIV_ICMP6_OPEN:
 		/* Asked at every start (daemon_new), ISATAP or not: refused quietly. */
@@ -448,13 +438,13 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		if ((e = grant(r, G_UDP_RX, udp_rx_listed(r->port),
 			       "no stanza's encap-dport is that port")) < 0)
 			return e;
-		*fd = fd_or_errno(udp_rx_open(r->port));
+		*fd = udp_rx_open(r->port);
 		break;
 	case PRIV_UDP_TX_OPEN:
 		if ((e = grant(r, G_UDP_TX, udp_tx_listed(r),
 			       "no stanza sends from that local address, encap-sport and dev")) < 0)
 			return e;
-		*fd = fd_or_errno(udp_tx_open(r->local, r->port, r->name, r->pmtudisc, r->flag));
+		*fd = udp_tx_open(r->local, r->port, r->name, r->pmtudisc, r->flag);
 		break;
 	case PRIV_CONFIG_OPEN: {
 		const char *why;
@@ -472,7 +462,7 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	case PRIV_LINK_MTU:
 		if (!owned_name(r->name))
 			return refuse(r);
-		return link_set_mtu(r->name, r->mtu) < 0 ? -errno : 0;
+		return link_set_mtu(r->name, r->mtu);
 	case PRIV_LINK_UP:
 	case PRIV_ADDR:
 	case PRIV_ROUTE:
@@ -503,7 +493,7 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		if ((e = grant(r, G_PACKET, mon.tx_packet || mon.rx_ring,
 			       "sitd runs without -T packet and -R ring")) < 0)
 			return e;
-		*fd = fd_or_errno(r->type == PRIV_PACKET_OPEN ? packet_open() : packet_tx_open());
+		*fd = r->type == PRIV_PACKET_OPEN ? packet_open() : packet_tx_open();
 		break;
 	case PRIV_RING_OPEN:
 		if ((e = grant(r, G_RING, mon.rx_ring && any_carries(r->proto),

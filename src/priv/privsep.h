@@ -54,7 +54,8 @@ struct privsep_opts {
 /* Forks; returns 0 in the child.  The monitor never returns.  -errno on failure. */
 int privsep_start(const struct privsep_opts *o);
 
-/* As tun_open(), raw_open(), ... in tun.h and sock.h: an fd, or -1 with errno set. */
+/* tun_open(), raw_open(), ... of tun.h and sock.h, done by the monitor: an fd, or -1
+ * with errno set. */
 int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 int ps_raw_open(uint8_t proto);
 int ps_raw_send_open(void);
@@ -75,7 +76,7 @@ int ps_icmp6_dev_open(unsigned ifindex);
 /* The -c file, opened read-only by the monitor (the packet process may not): fd or -errno. */
 int ps_config_open(void);
 
-/* As link_set_mtu(): 0, or -1 with errno set. */
+/* link_set_mtu(), done by the monitor: 0, or -1 with errno set. */
 int ps_link_set_mtu(const char *name, unsigned mtu);
 
 /* As nl_link_up(), nl_addr(), ...: 0 or -errno. */
