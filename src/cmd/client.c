@@ -26,14 +26,12 @@ bool client_is_command(const char *word)
 /* One daemon asked, its answer printed: 0, or -errno (said on stderr). */
 static int ask(const char *path, const char *request)
 {
-	if (ctl_request(path, request, ANSWER_MS) < 0) {
-		int e = errno;
+	int r = ctl_request(path, request, ANSWER_MS);
 
+	if (r < 0)
 		fprintf(stderr, "sitd: %s: %s\n", path,
-			e == ETIMEDOUT ? "no answer in time" : strerror(e));
-		return -e;
-	}
-	return 0;
+			r == -ETIMEDOUT ? "no answer in time" : strerror(-r));
+	return r;
 }
 
 int client_main(const char *ctl_path, int argc, const char *const *argv)
@@ -41,7 +39,7 @@ int client_main(const char *ctl_path, int argc, const char *const *argv)
 	char line[REQUEST_MAX], req[REQUEST_MAX], err[128], dir[108];
 	struct sitd_request r;
 	size_t len = 0;
-	int asked = 0, failed = 0;
+	int asked = 0, failed = 0, rc;
 	DIR *d;
 	struct dirent *e;
 
@@ -61,9 +59,9 @@ int client_main(const char *ctl_path, int argc, const char *const *argv)
 	sitd_request_format(&r, req, sizeof(req));
 	if (ctl_path)
 		return ask(ctl_path, req) < 0;
-	if (ctl_dir(dir, sizeof(dir)) < 0) {
+	if ((rc = ctl_dir(dir, sizeof(dir))) < 0) {
 		fprintf(stderr, "sitd: cannot name this namespace's control directory: %s\n",
-			strerror(errno));
+			strerror(-rc));
 		return 1;
 	}
 	d = opendir(dir);

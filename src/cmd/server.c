@@ -142,6 +142,7 @@ static void listen_ctl(struct server *s, const struct sitd_conf *c)
 	const struct server_opts *o = s->o;
 	char dflt[sizeof(s->ctl.path)], dir[sizeof(s->ctl.path)];
 	const char *path = o->ctl_path;
+	int e;
 
 	if (!path) {
 		const char *base = c[0].name;
@@ -156,23 +157,22 @@ static void listen_ctl(struct server *s, const struct sitd_conf *c)
 			snprintf(stem, sizeof(stem), "%.*s", (int)(l ? l : strlen(b)), b);
 			base = stem;
 		}
-		if (ctl_dir(dir, sizeof(dir)) < 0 ||
-		    (size_t)snprintf(dflt, sizeof(dflt), "%s/%s.sock", dir, base) >= sizeof(dflt))
-			log_fatal("cannot name the control socket (use -S PATH)");
+		if ((e = ctl_dir(dir, sizeof(dir))) < 0)
+			log_fatal_errno(-e, "cannot name the control socket (use -S PATH)");
+		if ((size_t)snprintf(dflt, sizeof(dflt), "%s/%s.sock", dir, base) >= sizeof(dflt))
+			log_fatal_errno(ENAMETOOLONG, "cannot name the control socket (use -S PATH)");
 		path = dflt;
 	}
 	/* The monitor removes it at the end: the directory stays root's. */
-	if (ctl_listen(&s->ctl, path, o->gid) < 0) {
-		int e = errno;
-
-		if (e == EADDRINUSE)
+	if ((e = ctl_listen(&s->ctl, path, o->gid)) < 0) {
+		if (e == -EADDRINUSE)
 			log_fatalx("%s: another sitd answers there (use -S PATH)", path);
-		if (e == EEXIST)
+		if (e == -EEXIST)
 			log_fatalx("%s: exists and is not a socket; left alone (use -S PATH)", path);
-		if ((e == EACCES || e == EPERM) && geteuid() != 0)
-			log_fatal("cannot open the control socket %s (sitd runs as root: it creates "
-				  "TUN devices; or give -S PATH)", path);
-		log_fatal("cannot open the control socket %s", path);
+		if ((e == -EACCES || e == -EPERM) && geteuid() != 0)
+			log_fatal_errno(-e, "cannot open the control socket %s (sitd runs as root: it "
+					"creates TUN devices; or give -S PATH)", path);
+		log_fatal_errno(-e, "cannot open the control socket %s", path);
 	}
 }
 
@@ -211,8 +211,7 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	e = privsep_start(&po);
 	if (e < 0) {
 		ctl_unlink(&s->ctl);
-		errno = -e;
-		log_fatal("cannot start the monitor");
+		log_fatal_errno(-e, "cannot start the monitor");
 	}
 	priv_drop_child(uid, gid, s->monitor);
 

@@ -17,10 +17,8 @@ static int addr_of(const char *path, struct sockaddr_un *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa->sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
 	strcpy(sa->sun_path, path);
 	return 0;
 }
@@ -31,12 +29,10 @@ int ctl_dir(char *buf, size_t len)
 	int n;
 
 	if (stat("/proc/self/ns/net", &st) < 0)
-		return -1;
+		return -errno;
 	n = snprintf(buf, len, "%s/ns-%lu", SITD_RUNDIR, (unsigned long)st.st_ino);
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
 	return 0;
 }
 
@@ -48,19 +44,18 @@ int ctl_dir(char *buf, size_t len)
 static int make_dir(const char *dir)
 {
 	if (mkdir(dir, 0755) < 0)
-		return errno == EEXIST ? 0 : -1;
-	return chmod(dir, 0755);
+		return errno == EEXIST ? 0 : -errno;
+	return chmod(dir, 0755) < 0 ? -errno : 0;
 }
 
 static int make_dirs(const char *path)
 {
 	char dir[108];
 	char *slash;
+	int r;
 
-	if (strlen(path) >= sizeof(dir)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	if (strlen(path) >= sizeof(dir))
+		return -ENAMETOOLONG;
 	strcpy(dir, path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
@@ -70,8 +65,8 @@ static int make_dirs(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (make_dir(dir) < 0)
-			return -1;
+		if ((r = make_dir(dir)) < 0)
+			return r;
 		*p = '/';
 	}
 	return make_dir(dir);
@@ -87,30 +82,27 @@ int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid)
 	int fd, err, r;
 
 	l->fd = -1;
-	if (addr_of(path, &sa) < 0 || make_dirs(path) < 0)
-		return -1;
+	if ((r = addr_of(path, &sa)) < 0 || (r = make_dirs(path)) < 0)
+		return r;
 	if (lstat(path, &st) == 0) {
 		int probe;
 
-		if (!S_ISSOCK(st.st_mode)) {
-			errno = EEXIST;	/* not ours to remove */
-			return -1;
-		}
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;	/* not ours to remove */
 		/* A socket someone still answers on belongs to a running sitd. */
 		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
 			close(probe);
-			errno = EADDRINUSE;
-			return -1;
+			return -EADDRINUSE;
 		}
 		if (probe >= 0)
 			close(probe);
 		if (unlink(path) < 0 && errno != ENOENT)
-			return -1;
+			return -errno;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	/*
 	 * The socket is born 0660 in its group (umask, effective gid): nothing is changed by
 	 * path after the bind, where -S PATH in a directory others can write would let them
@@ -122,8 +114,7 @@ int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid)
 	if (as_gid && setegid(gid) < 0) {
 		err = errno;
 		close(fd);
-		errno = err;
-		return -1;
+		return -err;
 	}
 	old = umask(0117);
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
@@ -133,16 +124,14 @@ int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid)
 		r = -1, err = errno;
 	if (r < 0) {
 		close(fd);
-		errno = err;
-		return -1;
+		return -err;
 	}
 	if ((gid != (gid_t)-1 && !as_gid && geteuid() != 0 && chown(path, (uid_t)-1, gid) < 0) ||
 	    lstat(path, &st) < 0 || listen(fd, 16) < 0) {
 		err = errno;
 		unlink(path);
 		close(fd);
-		errno = err;
-		return -1;
+		return -err;
 	}
 	l->fd = fd;
 	l->dev = st.st_dev;
@@ -177,11 +166,11 @@ int ctl_request(const char *path, const char *request, int timeout_ms)
 	char buf[65536];
 	int fd, err;
 
-	if (addr_of(path, &sa) < 0)
-		return -1;
+	if ((err = addr_of(path, &sa)) < 0)
+		return err;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    write(fd, request, strlen(request)) < 0 || write(fd, "\n", 1) < 0)
 		goto fail;
@@ -216,6 +205,5 @@ int ctl_request(const char *path, const char *request, int timeout_ms)
 fail:
 	err = errno;
 	close(fd);
-	errno = err;
-	return -1;
+	return -err;
 }

@@ -17,7 +17,7 @@
 
 #define SITD_RUNDIR "/run/sitd"
 
-/* This namespace's directory of control sockets; -1 with errno when it cannot be named. */
+/* This namespace's directory of control sockets, into buf: 0 or -errno. */
 int ctl_dir(char *buf, size_t len);
 
 struct ctl_listener {
@@ -29,9 +29,10 @@ struct ctl_listener {
 
 /*
  * Listen on path, mode 0660 and group gid (-1: unchanged), its directory created (mode
- * 0755; the monitor, which stays root, removes the socket at exit).  A stale socket is replaced; a live one is an error (EADDRINUSE), and so is a
- * file that is not a socket (EEXIST): nothing but a socket is ever removed.  The socket is
- * created with mode 0600 and only then opened to the group: never wider than promised.
+ * 0755; the monitor, which stays root, removes the socket at exit).  0 or -errno.  A
+ * stale socket is replaced; a live one is an error (-EADDRINUSE), and so is a file that
+ * is not a socket (-EEXIST): nothing but a socket is ever removed.  The socket is created
+ * with mode 0600 and only then opened to the group: never wider than promised.
  */
 int ctl_listen(struct ctl_listener *l, const char *path, gid_t gid);
 
@@ -40,7 +41,7 @@ void ctl_unlink(const struct ctl_listener *l);
 
 /*
  * Client: send one request to path and copy the answer to stdout, within timeout_ms in
- * all; -1 with errno set (ETIMEDOUT when the daemon did not answer in time).
+ * all: 0 or -errno (-ETIMEDOUT when the daemon did not answer in time).
  */
 int ctl_request(const char *path, const char *request, int timeout_ms);
 
