@@ -11,20 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/server_int.h"
+#include "os/clock.h"
 #include "os/log.h"
 
 enum { CONTROL_DEADLINE_MS = 2000 };	/* to send the request and read the whole answer */
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(now_ns() / 1000000);
 }
 
 static void client_close(struct server *s, unsigned i)

@@ -27,6 +27,7 @@
 #include "cmd/server_int.h"
 #include "core/ratelimit.h"
 #include "daemon/daemon.h"
+#include "os/clock.h"
 #include "os/ctl.h"
 #include "os/log.h"
 #include "priv/priv.h"
@@ -253,13 +254,11 @@ static bool signal_trusted(struct server *s, const struct signalfd_siginfo *si)
 	static struct sitd_ratelimit rl = { .interval_ns = 1000000000ull,
 					    .burst_ns = 1000000000ull,
 					    .credit_ns = 1000000000ull };
-	struct timespec ts;
 
 	if (si->ssi_pid == (uint32_t)s->monitor || si->ssi_uid == 0 ||
 	    si->ssi_pid == (uint32_t)getpid())
 		return true;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (rl_allow(&rl, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec))
+	if (rl_allow(&rl, now_ns()))
 		log_warnx("signal %u from pid %u (uid %u) ignored: only sitd's monitor or root may "
 			  "stop or reload it", si->ssi_signo, si->ssi_pid, si->ssi_uid);
 	return false;

@@ -10,8 +10,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "os/clock.h"
 
 static int addr_of(const char *path, struct sockaddr_un *sa)
 {
@@ -153,10 +154,7 @@ void ctl_unlink(const struct ctl_listener *l)
 
 static int64_t ms_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(now_ns() / 1000000);
 }
 
 int ctl_request(const char *path, const char *request, int timeout_ms)
