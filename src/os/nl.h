@@ -13,7 +13,8 @@ struct mnl_socket;
 
 #include "core/conf.h"
 
-/* A socket subscribed to RTMGRP_LINK and RTMGRP_IPV6_IFADDR, non-blocking; NULL on failure. */
+/* A socket subscribed to RTMGRP_LINK and RTMGRP_IPV6_IFADDR, non-blocking; NULL with errno
+ * set on failure. */
 struct mnl_socket *nl_link_open(void);
 int nl_fd(struct mnl_socket *nl);
 
@@ -32,7 +33,7 @@ struct nl_handlers {
 void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg);
 
 /* Every IPv6 route (RTM_GETROUTE) or address (RTM_GETADDR) the kernel has, through the
- * handlers, as notifications would bring them. */
+ * handlers, as notifications would bring them: 0 or -errno. */
 int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg);
 
 /* Requests, each on a socket of its own, acknowledged: 0 or -errno. */
