@@ -9,7 +9,7 @@
  * accepts a request only when its size is exact, its type known, every field its type
  * uses valid (device names as dev_valid_name() takes them, prefix lengths within their
  * family, flags 0 or 1) and every field its type does not use zero.  Whether the device
- * is one the monitor opened is the monitor's own second check (io/privsep.c).
+ * is one the monitor opened is the monitor's own second check (priv/monitor.c).
  */
 #ifndef SITD_PRIVMSG_H
 #define SITD_PRIVMSG_H
