@@ -23,8 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(err[0] != '\0');
 		return 0;
 	}
-	CHECK(r.kind == SITD_REQ_SHOW || r.kind == SITD_REQ_STATUS || r.kind == SITD_REQ_RELOAD ||
-	      r.kind == SITD_REQ_SANDBOX || r.kind == SITD_REQ_6RD || r.kind == SITD_REQ_PRL);
+	CHECK(r.kind < SITD_REQ_COUNT);
 	CHECK(r.kind != SITD_REQ_PRL || (r.prl.dev[0] && memchr(r.prl.dev, '\0', sizeof(r.prl.dev))));
 	CHECK(r.kind != SITD_REQ_6RD || (r.rd.dev[0] && memchr(r.rd.dev, '\0', sizeof(r.rd.dev))));
 	CHECK(memchr(r.name, '\0', sizeof(r.name)) != NULL);
