@@ -154,3 +154,44 @@ bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii)
 	/* RFC 792 / 1812 4.3.2.7: unreachable, quench, redirect, time exceeded, parameter. */
 	return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
 }
+
+unsigned sitd_ip6_find_enc_lim(const uint8_t *p, size_t len)
+{
+	size_t off = IPV6_HDR_LEN;
+	uint8_t nxt;
+
+	if (len < IPV6_HDR_LEN || ip_version(p) != 6)
+		return 0;
+	nxt = p[IP6_NXT];
+	/* ipv6_ext_hdr() less NEXTHDR_NONE; ESP is none of them. */
+	while (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_ROUTING || nxt == IPPROTO_FRAGMENT ||
+	       nxt == IPPROTO_AH || nxt == IPPROTO_DSTOPTS) {
+		size_t hl;
+
+		if (off + 2 > len)
+			break;
+		if (nxt == IPPROTO_FRAGMENT)
+			hl = 8;
+		else if (nxt == IPPROTO_AH)
+			hl = (p[off + 1] + 2u) * 4;	/* ipv6_authlen */
+		else
+			hl = (p[off + 1] + 1u) * 8;	/* ipv6_optlen */
+		if (off + hl > len)
+			break;
+		if (nxt == IPPROTO_FRAGMENT && rd16(p + off + 2))
+			break;
+		if (nxt == IPPROTO_DSTOPTS) {
+			/* The option is 3 bytes: type, length 1, the limit. */
+			for (size_t i = 2; i + 3 <= hl;) {
+				uint8_t type = p[off + i], olen = p[off + i + 1];
+
+				if (type == IP6_OPT_TEL && olen == 1)
+					return (unsigned)(off + i);
+				i += type == IP6_OPT_PAD1 ? 1u : olen + 2u;
+			}
+		}
+		nxt = p[off];
+		off += hl;
+	}
+	return 0;
+}

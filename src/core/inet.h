@@ -48,4 +48,15 @@ int sitd_ip6_parse_chain(const uint8_t *p, size_t avail, struct sitd_ipinfo *ii)
  */
 bool sitd_ip_is_icmp_error(const uint8_t *p, const struct sitd_ipinfo *ii);
 
+/*
+ * Where the IPv6 packet p (len bytes) carries a Tunnel Encapsulation Limit option (RFC
+ * 2473 4.1.1): the offset of the option's type byte from the start of the packet, its
+ * value 2 bytes further on; 0 when there is none.  The kernel's ip6_tnl_parse_tlv_enc_lim
+ * walk: Hop-by-Hop, Routing, Fragment, AH and Destination Options headers in any order
+ * and number, stopping at anything else, at a header that does not fit, and at a
+ * Fragment header whose offset/flags word is not 0; inside each Destination Options
+ * header the first option of type 4 with length 1, skipping Pad1 as one byte.
+ */
+unsigned sitd_ip6_find_enc_lim(const uint8_t *p, size_t len);
+
 #endif

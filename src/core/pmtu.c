@@ -58,6 +58,21 @@ struct sitd_pmtu sitd_pmtu_decide(bool pmtudisc, uint32_t path_mtu, uint32_t enc
 	return d;
 }
 
+struct sitd_pmtu sitd_pmtu_decide6(uint32_t path_mtu, uint32_t encap_len, unsigned inner_version,
+				   uint32_t unit_len)
+{
+	struct sitd_pmtu d = { .verdict = PMTU_SEND, .df = true, .mtu = 0 };
+	uint32_t floor = inner_version == 6 ? IPV6_MIN_MTU : IPV4_MIN_MTU;
+	uint32_t mtu = path_mtu > encap_len ? path_mtu - encap_len : 0;
+
+	d.mtu = mtu < floor ? floor : mtu;
+	if (unit_len > d.mtu)
+		d.verdict = PMTU_TOO_BIG;
+	else if (unit_len > mtu)
+		d.df = false;
+	return d;
+}
+
 static unsigned slot_of(uint32_t dst)
 {
 	return (dst * 0x9e3779b1u) >> 26;	/* the top 6 bits: SITD_PMTU_SLOTS */

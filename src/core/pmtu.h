@@ -29,6 +29,18 @@ struct sitd_pmtu sitd_pmtu_decide(bool pmtudisc, uint32_t path_mtu, uint32_t enc
 				  unsigned inner_version, bool inner_df, uint32_t unit_len);
 
 /*
+ * The same for an IPv6 outer header (ip6tnl), as ip6_tnl_xmit judges it: the tunnel MTU
+ * is the path MTU less encap_len (40, 8 for the encapsulation limit option when one is
+ * written, 8 or 12 for FOU/GUE), raised to IPV6_MIN_MTU for an inner IPv6 packet (RFC
+ * 2473 7.1) and to 68 for an inner IPv4 one.  Larger is PMTU_TOO_BIG, for IPv4 whatever
+ * its DF (ipxip6_tnl_xmit: "send ICMP error even if DF is not set").  df: the outer
+ * packet fits the path whole; when it does not (only below the floors), the entry point
+ * fragments it (RFC 2473 7.1).  No PMTU_DROP_FLOOR: IPv6 paths carry 1280 bytes.
+ */
+struct sitd_pmtu sitd_pmtu_decide6(uint32_t path_mtu, uint32_t encap_len, unsigned inner_version,
+				   uint32_t unit_len);
+
+/*
  * remote any (6to4, 6rd, ISATAP): a path MTU per outer destination, as the kernel keeps
  * one per destination in its route exceptions.  A small direct-mapped cache, each slot
  * one 64-bit word (destination << 32 | MTU) read and written whole, so the receive side

@@ -24,6 +24,8 @@
 	X(tx_frag_too_many, "outer fragmentation would need more fragments than fit")        \
 	X(tx_oversize, "larger than 65535 bytes once encapsulated, IPv4 without DF")          \
 	X(tx_send_error, "sendmmsg on the raw socket failed")                                 \
+	X(tx_encap_limit, "inner IPv6 Tunnel Encapsulation Limit 0; Parameter Problem returned") \
+	X(tx_src_is_remote, "inner IPv6 source is the tunnel's remote (ip6_tnl_addr_conflict)") \
 	X(rx_truncated, "outer IPv4 header or length inconsistent with bytes received")      \
 	X(rx_outer_csum, "outer IPv4 header checksum wrong")                                  \
 	X(rx_fragment, "outer IPv4 fragment (the kernel reassembles before raw sockets)")   \

@@ -30,6 +30,14 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
 	tx->tos = conf->tos;
 	tx->pmtudisc = conf->pmtudisc;
 	tx->stats = stats;
+	tx->outer6 = conf->outer == SITD_OUTER_IPV6;
+	memcpy(tx->local6, conf->local6, 16);
+	memcpy(tx->remote6, conf->remote6, 16);
+	tx->encap_limit = conf->encap_limit_none ? -1 : conf->encap_limit;
+	tx->flowlabel = conf->flowlabel & IP6_FLOWLABEL_MASK;
+	tx->flowlabel_inherit = conf->flowlabel_inherit;
+	if (tx->outer6 && conf->encap == SITD_ENCAP_NONE)
+		tx->encap_hdr = IPV6_HDR_LEN;	/* and more per frame: out_hdr_len() */
 }
 
 void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
@@ -42,6 +50,7 @@ void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_
 	tx->pcache = NULL;
 	tx->frame = 0;
 	tx->ip_id = first_id;
+	tx->frag_id6 = first_id;
 	rl_init(&tx->icmp_rl, ICMP_RATE, ICMP_BURST);
 	tx->nout = 0;
 	tx->nseg = tx->next_seg = 0;
@@ -63,6 +72,30 @@ void sitd_outer_build(uint8_t *o, uint8_t tos, uint16_t totlen, uint16_t id, uin
 	wr32(o + IP4_SRC, src);
 	wr32(o + IP4_DST, dst);
 	ip4_hdr_csum_set(o, IPV4_HDR_LEN);
+}
+
+void sitd_outer6_build(uint8_t *o, uint8_t tclass, uint32_t flowlabel, uint16_t plen,
+		       uint8_t nxt, uint8_t hlim, const uint8_t *src, const uint8_t *dst)
+{
+	/* ip6_flow_hdr: version 6, the traffic class, the flow label's 20 bits. */
+	wr32(o + IP6_VTCFL, 0x60000000u | (uint32_t)tclass << 20 | (flowlabel & IP6_FLOWLABEL_MASK));
+	wr16(o + IP6_PLEN, plen);
+	o[IP6_NXT] = nxt;
+	o[IP6_HLIM] = hlim;
+	memmove(o + IP6_SRC, src, 16);
+	memmove(o + IP6_DST, dst, 16);
+}
+
+void sitd_tel_build(uint8_t *o, uint8_t nxt, uint8_t limit)
+{
+	o[0] = nxt;
+	o[1] = 0;		/* hdr ext len: 8 bytes in all */
+	o[2] = IP6_OPT_TEL;
+	o[3] = 1;
+	o[4] = limit;
+	o[5] = IP6_OPT_PADN;
+	o[6] = 1;
+	o[7] = 0;
 }
 
 static enum sitd_tx_verdict tx_drop(struct sitd_tx *tx, enum sitd_drop reason)
@@ -94,6 +127,33 @@ static void complete_csum(uint8_t *pkt, uint32_t len, uint32_t start, uint32_t o
 		csum_store_udp(pkt + start + off, sum);
 	else
 		csum_store(pkt + start + off, sum);
+}
+
+/*
+ * ip6_tnl_xmit's nested tunnel rule (RFC 2473 4.1.1): an inner Tunnel Encapsulation Limit
+ * of 0 is answered with Parameter Problem, code 0, pointing at the limit (the option's
+ * offset + 2, as ipxip6_tnl_xmit); DROP when none may go.
+ */
+static enum sitd_tx_verdict tx_param_prob(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len,
+					  uint32_t ptr, uint64_t now_ns)
+{
+	uint8_t *ip = tx->icmp + VNET_HDR_LEN;
+	size_t cap = sizeof(tx->icmp) - VNET_HDR_LEN, n;
+
+	STAT_INC(tx->stats->drop[SITD_DROP_tx_encap_limit]);
+	n = sitd_icmp6_error(ip, cap, ICMP6_PARAM_PROB, ICMP6_PARAMPROB_HDR, ptr,
+			     sitd_icmp6_pick_src(tx->addrs6, tx->host6, pkt + IP6_SRC), pkt, len);
+	if (!n) {
+		STAT_INC(tx->stats->tx_icmp_declined);
+		return SITD_TX_DROP;
+	}
+	if (!rl_allow(&tx->icmp_rl, now_ns)) {
+		STAT_INC(tx->stats->tx_icmp_ratelimited);
+		return SITD_TX_DROP;
+	}
+	memset(tx->icmp, 0, VNET_HDR_LEN);
+	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
+	return SITD_TX_ICMP;
 }
 
 /* An ICMP error for the sender of a packet that does not fit; DROP when none may go. */
@@ -161,10 +221,42 @@ static uint32_t frag_size(uint32_t path_mtu)
 	return (path_mtu - OUTER_HDR_LEN) & ~7u;	/* RFC 791: offsets in 8-byte units */
 }
 
+/* IPv6: what follows [IPv6][Fragment] in each fragment, in 8-byte units (RFC 8200 4.5). */
+static uint32_t frag6_size(uint32_t path_mtu)
+{
+	return (path_mtu - IPV6_HDR_LEN - IP6_FRAG_HDR_LEN) & ~7u;
+}
+
+/* The IPv6 outer option's bytes in this frame's outputs: 8, or 0 with none. */
+static uint32_t tel_len(const struct sitd_tx *tx)
+{
+	return tx->tel >= 0 ? IP6_TEL_HDR_LEN : 0;
+}
+
+/*
+ * Bytes of the header area before the inner packet (where a segment's headers are
+ * built): the IPv4 header, the GUE header, nothing for FOU; for an IPv6 outer header
+ * [IPv6][Fragment when nf > 1][option].
+ */
+static uint32_t out_hdr_len(const struct sitd_tx *tx, uint32_t nf)
+{
+	if (!tx->outer6 || tx->encap != SITD_ENCAP_NONE)
+		return tx->encap_hdr;
+	return IPV6_HDR_LEN + (nf > 1 ? IP6_FRAG_HDR_LEN : 0) + tel_len(tx);
+}
+
 /* How many outer packets one inner packet of `inner_len` bytes becomes. */
 static uint32_t nfrags(const struct sitd_tx *tx, uint32_t inner_len)
 {
 	uint32_t fs;
+
+	if (tx->outer6) {
+		/* The option travels in the fragmentable part, with the inner packet. */
+		if (tx->encap != SITD_ENCAP_NONE || out_hdr_len(tx, 1) + inner_len <= tx->path_mtu)
+			return 1;
+		fs = frag6_size(tx->path_mtu);
+		return (tel_len(tx) + inner_len + fs - 1) / fs;
+	}
 
 	/* Over UDP the kernel writes the outer header, and fragments when DF is clear. */
 	if (tx->df || tx->encap != SITD_ENCAP_NONE || inner_len + OUTER_HDR_LEN <= tx->path_mtu)
@@ -215,7 +307,7 @@ static enum sitd_tx_verdict tx_dst(struct sitd_tx *tx, const uint8_t *pkt,
 	const uint8_t *nh;
 
 	tx->dst = tx->remote;
-	if (tx->dst)
+	if (tx->dst || tx->outer6)	/* IPv6 outer: always remote6 (the grammar's rule) */
 		return SITD_TX_SEND;
 	if (ii->version != 6)
 		return tx_drop(tx, SITD_DROP_tx_no_nexthop);
@@ -238,6 +330,78 @@ static enum sitd_tx_verdict tx_dst(struct sitd_tx *tx, const uint8_t *pkt,
 	if (sitd_pmtu_cache_get(tx->pcache, tx->dst))
 		*path_mtu = sitd_pmtu_cache_get(tx->pcache, tx->dst);
 	return SITD_TX_SEND;
+}
+
+/*
+ * tx_unit's MTU judgement for an IPv6 outer header, as ip6_tnl_xmit makes it (pmtu.h,
+ * sitd_pmtu_decide6).  An inner IPv4 packet too big is answered with Fragmentation
+ * Needed whatever its DF, as ipxip6_tnl_xmit does, never fragmented; the entry point
+ * fragments only what the floors let through (an inner IPv6 packet of up to 1280 bytes
+ * on a path that cannot carry it whole, RFC 2473 7.1).
+ */
+static enum sitd_tx_verdict tx_unit6(struct sitd_tx *tx, uint8_t *pkt, uint32_t len,
+				     const struct sitd_ipinfo *ii, uint32_t path_mtu,
+				     uint64_t now_ns, uint32_t unit)
+{
+	/* The option goes also with encaplimit none when the inner packet had one. */
+	uint32_t elen = tx->encap_len + (tx->encap_limit < 0 && tx->tel >= 0 ? IP6_TEL_HDR_LEN : 0);
+	uint32_t max = IP6_MAX_PAYLOAD + IPV6_HDR_LEN - elen;
+	struct sitd_pmtu d;
+
+	/*
+	 * Every IPv6 link carries 1280 bytes (RFC 8200 5), and the kernel never learns a
+	 * smaller path MTU (__ip6_rt_update_pmtu raises it to IPV6_MIN_MTU).
+	 */
+	if (path_mtu < IPV6_MIN_MTU)
+		path_mtu = IPV6_MIN_MTU;
+	/* No payload length (or train to reassemble) beyond 65535 bytes. */
+	if (unit > max)
+		return tx_too_big(tx, pkt, len, ii->version, max, now_ns);
+	d = sitd_pmtu_decide6(path_mtu, elen, ii->version, unit);
+	if (d.verdict == PMTU_TOO_BIG)
+		return tx_too_big(tx, pkt, len, ii->version, d.mtu, now_ns);
+	tx->pkt = pkt;
+	tx->len = len;
+	tx->path_mtu = path_mtu;
+	tx->df = d.df;
+	if (nfrags(tx, unit) > SITD_TX_MAX_OUT)
+		return tx_drop(tx, SITD_DROP_tx_frag_too_many);
+	return SITD_TX_SEND;
+}
+
+/*
+ * IPv6 outer, before the MTU: ip6_tnl_start_xmit's loop check (an inner IPv6 source
+ * that is the remote, ip6_tnl_addr_conflict) and ipxip6_tnl_xmit's nested tunnel rule:
+ * the frame's option limit in tx->tel, the configured one, or the inner packet's own
+ * less one (also with encaplimit none), or Parameter Problem for an inner limit of 0.
+ */
+static enum sitd_tx_verdict tx_nested(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len,
+				      const struct sitd_ipinfo *ii, uint64_t now_ns)
+{
+	unsigned off;
+
+	tx->tel = tx->encap_limit;
+	if (!tx->outer6 || ii->version != 6)
+		return SITD_TX_SEND;
+	if (!memcmp(pkt + IP6_SRC, tx->remote6, 16))
+		return tx_drop(tx, SITD_DROP_tx_src_is_remote);
+	off = sitd_ip6_find_enc_lim(pkt, len);
+	if (!off)
+		return SITD_TX_SEND;
+	if (pkt[off + 2] == 0)
+		return tx_param_prob(tx, pkt, len, off + 2, now_ns);
+	tx->tel = (int16_t)(pkt[off + 2] - 1);
+	return SITD_TX_SEND;
+}
+
+/*
+ * The kernel's flow label when none is fixed or inherited (ip6_make_flowlabel with
+ * net.ipv6.auto_flowlabels 1): a hash of the inner flow, turned by 16 bits, its low 20
+ * bits (RFC 6437 3).  The same for every segment and fragment of a flow.
+ */
+static uint32_t auto_flowlabel(uint32_t hash)
+{
+	return (hash << 16 | hash >> 16) & IP6_FLOWLABEL_MASK;
 }
 
 /*
@@ -294,6 +458,8 @@ static enum sitd_tx_verdict tx_unit(struct sitd_tx *tx, const struct sitd_vnet_h
 		unit = len;
 	}
 
+	if (tx->outer6)
+		return tx_unit6(tx, pkt, len, ii, path_mtu, now_ns, unit);
 	/*
 	 * No outer packet (or fragment train) can exceed 65535 bytes: larger is too big
 	 * whatever the path, and may not be fragmented into a train no one can reassemble.
@@ -345,6 +511,9 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	v = tx_dst(tx, pkt, &ii, &path_mtu);
 	if (v != SITD_TX_SEND)
 		return v;
+	v = tx_nested(tx, pkt, len, &ii, now_ns);
+	if (v != SITD_TX_SEND)
+		return v;
 	v = tx_unit(tx, &vh, pkt, len, &ii, path_mtu, now_ns, &nseg);
 	if (v != SITD_TX_SEND)
 		return v;
@@ -354,8 +523,16 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	tx->outer_ttl = tx->ttl ? tx->ttl : ii.ttl;
 	tx->outer_proto = sitd_outer_proto(ii.version);
 	tx->frame++;
-	if (tx->encap != SITD_ENCAP_NONE)
+	if (tx->encap != SITD_ENCAP_NONE || tx->outer6)
 		tx->hash = flow_hash(pkt, &ii, len);
+	if (tx->outer6) {
+		/* ipxip6_tnl_xmit: fixed, or inherited from an inner IPv6 packet; else auto. */
+		tx->outer_fl = tx->flowlabel;
+		if (tx->flowlabel_inherit)
+			tx->outer_fl = ii.version == 6 ? rd32(pkt + IP6_VTCFL) & IP6_FLOWLABEL_MASK : 0;
+		if (!tx->outer_fl)
+			tx->outer_fl = auto_flowlabel(tx->hash);
+	}
 	if (tx->damper && damper_take(tx->damper, now_ns))
 		tx_link_failure(tx, pkt, len, ii.version, now_ns);
 	/* Only now: after any other verdict, sitd_tx_next() must find nothing to send. */
@@ -387,6 +564,55 @@ static void iov_range(struct sitd_out *o, const struct iovec *a, const struct io
 		o->iov[o->iovcnt].iov_base = (uint8_t *)b->iov_base + off;
 		o->iov[o->iovcnt++].iov_len = n;
 	}
+}
+
+/*
+ * emit() for an IPv6 outer header: [IPv6][option][inner], or when the packet must be
+ * fragmented (RFC 8200 4.5) a train of [IPv6][Fragment][fragmentable part], in which the
+ * option counts as fragmentable (it is no header routers en route read) and goes in the
+ * first fragment with the start of the inner packet.  (The kernel's ip6_find_1stfragopt
+ * would put the Fragment header after a Destination Options header.)
+ */
+static void emit6(struct sitd_tx *tx, const struct iovec *a, const struct iovec *b,
+		  uint32_t inner_len, uint32_t nfrag)
+{
+	uint32_t optlen = tel_len(tx), body = optlen + inner_len;
+	uint32_t fs = nfrag > 1 ? frag6_size(tx->path_mtu) : body, id = 0;
+	uint8_t first = optlen ? IPPROTO_DSTOPTS : tx->outer_proto;
+
+	if (nfrag > 1)
+		id = tx->frag_id6++;
+	for (uint32_t k = 0, off = 0; k < nfrag; k++, off += fs) {
+		struct sitd_out *o = &tx->out[tx->nout];
+		uint8_t *h = tx->hdr[tx->nout];
+		uint32_t n = body - off < fs ? body - off : fs, hl = IPV6_HDR_LEN, data;
+
+		if (nfrag > 1) {
+			h[hl] = first;
+			h[hl + 1] = 0;
+			wr16(h + hl + 2, (uint16_t)(off | (k + 1 < nfrag ? IP6_FRAG_MF : 0)));
+			wr32(h + hl + 4, id);
+			hl += IP6_FRAG_HDR_LEN;
+		}
+		if (k == 0 && optlen) {
+			sitd_tel_build(h + hl, tx->outer_proto, (uint8_t)tx->tel);
+			hl += IP6_TEL_HDR_LEN;
+		}
+		data = k == 0 ? n - optlen : n;
+		sitd_outer6_build(h, tx->outer_tos, tx->outer_fl, (uint16_t)(hl - IPV6_HDR_LEN + data),
+				  nfrag > 1 ? IPPROTO_FRAGMENT : first, tx->outer_ttl, tx->local6,
+				  tx->remote6);
+		o->dst = 0;
+		o->iov[0].iov_base = h;
+		o->iov[0].iov_len = hl;
+		o->iovcnt = 1;
+		iov_range(o, a, b, k == 0 ? 0 : off - optlen, data);
+		o->len = hl + data;
+		o->csum_start = 0;
+		tx->nout++;
+	}
+	if (nfrag > 1)
+		STAT_ADD(tx->stats->tx_fragments, nfrag);
 }
 
 /*
@@ -434,8 +660,14 @@ static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *
 		o->hash = tx->hash;
 		o->frame = tx->frame;
 		o->dst = tx->dst;
+		o->flowlabel = tx->outer6 ? tx->outer_fl : 0;
+		o->encap_limit = tx->outer6 ? tx->tel : -1;
 		o->csum_start = 0;
 		tx->nout++;
+		return;
+	}
+	if (tx->outer6) {
+		emit6(tx, a, b, inner_len, nfrag);
 		return;
 	}
 	id = tx->ip_id++;
@@ -514,12 +746,13 @@ bool sitd_tx_next(struct sitd_tx *tx)
 		if (tx->hdrlen) {
 			uint32_t i = tx->next_seg, off = tx->hdrlen + i * tx->gso_size;
 			uint32_t plen = tx->len - off < tx->gso_size ? tx->len - off : tx->gso_size;
-			uint8_t *ih = tx->hdr[tx->nout] + tx->encap_hdr;
+			uint8_t *ih;
 
 			inner_len = tx->hdrlen + plen;
 			nf = nfrags(tx, inner_len);
 			if (tx->nout + nf > SITD_TX_MAX_OUT)
 				return false;
+			ih = tx->hdr[tx->nout] + out_hdr_len(tx, nf);
 			partial = tx->csum_defer && tx->encap == SITD_ENCAP_NONE && nf == 1;
 			gso_seg_headers(tx, ih, i, tx->pkt + off, plen, partial);
 			a.iov_base = ih;
@@ -552,7 +785,7 @@ bool sitd_tx_next(struct sitd_tx *tx)
 		if (start) {
 			struct sitd_out *o = &tx->out[tx->nout - 1];
 
-			o->csum_start = (uint16_t)(OUTER_HDR_LEN + start);
+			o->csum_start = (uint16_t)(out_hdr_len(tx, 1) + start);
 			o->csum_off = (uint16_t)field;
 			o->csum_udp = udp;
 		}

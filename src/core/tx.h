@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Transmit pipeline: one frame read from TUN ([virtio_net_hdr][IP packet]) becomes
- * outer IPv4 packets described by iovecs, or an ICMP error to write back into TUN, or a
- * counted drop.
+ * outer IPv4 or IPv6 packets described by iovecs, or an ICMP error to write back into
+ * TUN, or a counted drop.
  *
  * Nothing is copied on the way out: each outer packet is [outer header + inner headers,
  * built in a per-slot header area][payload, pointing into the frame].  The frame must
@@ -16,12 +16,24 @@
  *	if (tx->icmp_len) write tx->icmp[0..icmp_len) to TUN.
  * An ICMP error can come with SEND too: the damper's link failure reports (icmperr.h).
  * Outputs of several frames may accumulate before one send; call sitd_tx_reset() after it.
+ *
+ * An IPv6 outer header (conf->outer == SITD_OUTER_IPV6, ip6tnl): each output is a whole
+ * IPv6 packet, [IPv6][Fragment header, only when the entry point fragments (RFC 2473
+ * 7.1)][Destination Options with the Tunnel Encapsulation Limit, unless none][inner],
+ * for a raw IPv6 socket with IPV6_HDRINCL, sent to conf->remote6 (out.dst is 0).  The
+ * kernel sends such a header as written (rawv6_send_hdrinc fills in no source, unlike
+ * IPv4's raw_send_hdrinc), so with local6 any the source is written as :: and the daemon
+ * must first give the source it chose with sitd_tx_local6(), or refuse to send.  Its
+ * check is against the device MTU only: outputs are cut to the path MTU given here.
+ * With FOU/GUE the outputs are UDP payloads as over IPv4, out.flowlabel and
+ * out.encap_limit saying what the kernel's IPv6 header and option should carry.
  */
 #ifndef SITD_TX_H
 #define SITD_TX_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "core/conf.h"
@@ -38,9 +50,10 @@ struct sitd_pmtu_cache;	/* pmtu.h */
 enum {
 	SITD_TX_MAX_OUT = 256,
 	/* outer header + largest inner L3 header + largest TCP header, rounded up */
-	SITD_TX_HDR_AREA = 320,
+	SITD_TX_HDR_AREA = 336,
 };
 _Static_assert(OUTER_HDR_LEN + INNER_L3_MAX + TCP_HDR_MAX <= SITD_TX_HDR_AREA, "header area");
+_Static_assert(OUTER6_HDR_MAX + INNER_L3_MAX + TCP_HDR_MAX <= SITD_TX_HDR_AREA, "header area 6");
 
 struct sitd_out {
 	struct iovec iov[3];
@@ -56,6 +69,9 @@ struct sitd_out {
 	uint32_t hash;
 	uint32_t frame;
 	uint32_t dst;			/* the outer destination: remote, or chosen per packet */
+	/* Over FOU/GUE with an IPv6 outer header: its flow label, the option's limit (-1: none). */
+	uint32_t flowlabel;
+	int16_t encap_limit;
 	/*
 	 * With csum_defer: where the inner checksum left to the sending device starts, from
 	 * the outer header on, and where its field is from there; the field holds the
@@ -93,6 +109,13 @@ struct sitd_tx {
 	const struct sitd_host6 *host6;		/* the host's; NULL: none known */
 	struct sitd_ratelimit icmp_rl;
 	uint16_t ip_id;			/* outer IPv4 ID, one per outer packet */
+	/* IPv6 outer (ip6tnl): conf's outer6 settings. */
+	bool outer6;
+	uint8_t local6[16], remote6[16];
+	int16_t encap_limit;		/* -1: encaplimit none (IP6_TNL_F_IGN_ENCAP_LIMIT) */
+	uint32_t flowlabel;		/* 0: the kernel's auto flow label */
+	bool flowlabel_inherit;
+	uint32_t frag_id6;		/* IPv6 Fragment Identification, one per train */
 
 	/* The frame being split. */
 	uint8_t *pkt;			/* inner IP packet inside the frame */
@@ -107,6 +130,8 @@ struct sitd_tx {
 	uint32_t hash, frame;
 	uint32_t dst;			/* this frame's outer destination */
 	uint16_t pend_start, pend_off;	/* a whole frame's NEEDS_CSUM left for later; 0: none */
+	int16_t tel;			/* IPv6 outer: this frame's option limit, -1 none */
+	uint32_t outer_fl;		/* IPv6 outer: this frame's flow label */
 	bool pend_udp;
 
 	/* Outputs. */
@@ -141,6 +166,15 @@ static inline void sitd_tx_addrs(struct sitd_tx *tx, const struct sitd_addrs6 *a
 	tx->host6 = host;
 }
 
+/*
+ * IPv6 outer with local6 any: the source the daemon chose for remote6 (the kernel's
+ * ip6_route_output / ipv6_dev_get_saddr), written into every outer header from now on.
+ */
+static inline void sitd_tx_local6(struct sitd_tx *tx, const uint8_t src[16])
+{
+	memcpy(tx->local6, src, 16);
+}
+
 /* remote any: the device's IPv6 routes, for the next hop a route chose (sixrd.h). */
 static inline void sitd_tx_routes(struct sitd_tx *tx, const struct sitd_routes6 *r)
 {
@@ -173,5 +207,16 @@ static inline void sitd_tx_reset(struct sitd_tx *tx)
 /* Build an outer IPv4 header (RFC 791) with its checksum. */
 void sitd_outer_build(uint8_t *o, uint8_t tos, uint16_t totlen, uint16_t id, uint16_t frag,
 		      uint8_t ttl, uint8_t proto, uint32_t src, uint32_t dst);
+
+/* Build an outer IPv6 header (RFC 8200 3): traffic class, 20-bit flow label, lengths. */
+void sitd_outer6_build(uint8_t *o, uint8_t tclass, uint32_t flowlabel, uint16_t plen,
+		       uint8_t nxt, uint8_t hlim, const uint8_t *src, const uint8_t *dst);
+
+/*
+ * The Tunnel Encapsulation Limit's Destination Options header, 8 bytes, as the kernel's
+ * init_tel_txopt and ipv6_push_exthdr write it: next header, length 0, option type 4
+ * length 1 value limit, PadN length 1 value 0.
+ */
+void sitd_tel_build(uint8_t *o, uint8_t nxt, uint8_t limit);
 
 #endif

@@ -36,6 +36,22 @@ enum sitd_lengths {
 };
 
 
+/*
+ * IPv6 outer (ip6tnl, RFC 2473): [IPv6][Fragment, when the entry point fragments]
+ * [Destination Options with the Tunnel Encapsulation Limit, unless none][inner packet].
+ */
+enum {
+	IP6_FRAG_HDR_LEN = 8,		/* RFC 8200 4.5 */
+	IP6_TEL_HDR_LEN = 8,		/* the Destination Options header init_tel_txopt writes */
+	OUTER6_HDR_MAX = IPV6_HDR_LEN + IP6_FRAG_HDR_LEN + IP6_TEL_HDR_LEN,
+	IP6_MAX_PAYLOAD = 65535,	/* the payload length field; no jumbograms (RFC 2675) */
+	IP6_OPT_PAD1 = 0, IP6_OPT_PADN = 1,	/* RFC 8200 4.2 */
+	IP6_OPT_TEL = 4,		/* IPV6_TLV_TNL_ENCAP_LIMIT, RFC 2473 4.1.1 */
+	IP6_FRAG_MF = 1,		/* the Fragment header's M flag, low bit of offset's word */
+	ICMP6_PARAMPROB_HDR = 0,	/* Parameter Problem code: erroneous header field */
+};
+#define IP6_FLOWLABEL_MASK 0xfffffu
+
 /* IPv4 header field offsets (RFC 791). */
 enum {
 	IP4_VIHL = 0, IP4_TOS = 1, IP4_TOTLEN = 2, IP4_ID = 4, IP4_FRAG = 6,
