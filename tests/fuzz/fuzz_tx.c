@@ -7,7 +7,8 @@
  *		bit 3 feed the frame twice without sending in between (outputs of two
  *		frames accumulate, as sitd_tx allows); bit 4 grow the frame (below);
  *		bit 5 feed it 64 times at the same instant (past the ICMP burst of 50);
- *		bits 6-7 encapsulation (0 none, 1 fou, 2 gue, 3 none)
+ *		bits 6-7 encapsulation (0 none, 1 fou, 2 gue, 3 none with an IPv6 outer
+ *		header: ip6tnl, below)
  *	[1]	ttl (0 = inherit)
  *	[2]	tos (bit 0 = inherit)
  *	[3..4]	path MTU, big-endian, 0..65535
@@ -19,6 +20,19 @@
  *	[10]	damper count: errors the receive side could not relay, each of which makes
  *		a transmit also report a link failure (0 = no damper)
  *	[11..]	the frame: [virtio_net_hdr][IP packet]
+ *
+ * With an IPv6 outer header [5] is the encapsulation limit and [6] bit 0 encaplimit
+ * none, bit 1 flowlabel inherit, bit 2 local any, bits 3-7 a fixed flow label (times
+ * 0x8421); bit 2 of [0] (nopmtudisc) means nothing.  Checked on every output: it parses
+ * as IPv6 from remote to local (or ::) with the payload length it has, a next header
+ * chain [Fragment]?[Destination Options]?[41 or 4] whose option is init_tel_txopt's
+ * byte for byte, with the limit the model expects (the configured one, or the inner
+ * packet's own less one), traffic class and hop limit as over UDP, one flow label per
+ * frame (the fixed or inherited one when not 0); fragment trains contiguous with one
+ * Identification, reassembling to [option][inner]; at most max(path MTU, 1280) bytes.
+ * A Parameter Problem points at an inner limit of 0; PTB / Fragmentation Needed say the
+ * path MTU less 40 and the option(s), floored at 1280 for IPv6 and 68 for IPv4.  On
+ * every output of either family, iovecs into the header area stay inside one slot.
  *
  * Frames that would split into more than MAX_SEGS segments are skipped, for speed.
  *
@@ -83,6 +97,13 @@ static struct {
 	bool pmtudisc;
 	uint32_t encap_len;		/* outer bytes on the path: 20, or 28 / 32 over UDP */
 	uint8_t want_tos, want_ttl;	/* over UDP: what the kernel is asked to write */
+	bool outer6;
+	int want_tel;			/* IPv6 outer: the option's limit, -1 none */
+	uint32_t elen;			/* IPv6 outer: bytes the MTU is judged less */
+	uint32_t pp_sent;		/* Parameter Problems written */
+	uint32_t len6;			/* an inner IPv6 packet's declared length, within the frame */
+	bool fl_set;
+	uint32_t fl;			/* IPv6 outer: the frame's flow label */
 } g;
 
 /* Over UDP: the frame whose outputs are being seen. */
@@ -100,9 +121,12 @@ static uint8_t inner[IP_MAX_LEN + 1];
 static struct {
 	bool active;
 	uint32_t len;
-	uint16_t id;
+	uint32_t id;
 	uint8_t proto;
 } train;
+
+static const uint8_t LOCAL6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, [15] = 1 };
+static const uint8_t REMOTE6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, [15] = 2 };
 
 static bool hdr_csum_ok(const uint8_t *p, unsigned hlen)
 {
@@ -235,9 +259,159 @@ static void verify_out_udp(const struct sitd_out *o)
 	verify_inner(flat + hdr, o->len - hdr, proto);
 }
 
+/* Iovecs that point into the header area stay inside one slot's SITD_TX_HDR_AREA. */
+static void verify_hdr_area(const struct sitd_out *o)
+{
+	const uint8_t *lo = tx.hdr[0], *hi = tx.hdr[SITD_TX_MAX_OUT - 1] + SITD_TX_HDR_AREA;
+
+	for (unsigned k = 0; k < o->iovcnt; k++) {
+		const uint8_t *b = o->iov[k].iov_base;
+		size_t l = o->iov[k].iov_len;
+
+		if (!l || b < lo || b >= hi)
+			continue;
+		CHECK(b + l <= hi);
+		CHECK((size_t)(b - lo) / SITD_TX_HDR_AREA == (size_t)(b + l - 1 - lo) / SITD_TX_HDR_AREA);
+	}
+}
+
+/* The reference walk for an inner limit (ip6_tnl_parse_tlv_enc_lim), written apart. */
+static uint32_t ref_enc_lim(const uint8_t *p, uint32_t len)
+{
+	uint32_t off = 40;
+	uint8_t nh;
+
+	if (len < 40 || (p[0] >> 4) != 6)
+		return 0;
+	nh = p[6];
+	for (;;) {
+		uint32_t hl;
+
+		if (nh != 0 && nh != 43 && nh != 44 && nh != 51 && nh != 60)
+			return 0;
+		if (off + 2 > len)
+			return 0;
+		hl = nh == 44 ? 8 : nh == 51 ? (p[off + 1] + 2u) << 2 : (p[off + 1] + 1u) << 3;
+		if (off + hl > len)
+			return 0;
+		if (nh == 44 && (p[off + 2] | p[off + 3]))
+			return 0;
+		if (nh == 60)
+			for (uint32_t i = 2; i + 3 <= hl; i += p[off + i] ? p[off + i + 1] + 2u : 1u)
+				if (p[off + i] == 4 && p[off + i + 1] == 1)
+					return off + i;
+		nh = p[off];
+		off += hl;
+	}
+}
+
+/* The option's 8 bytes at d, for an inner packet of this version. */
+static void verify_tel(const uint8_t *d, unsigned version)
+{
+	CHECK(g.want_tel >= 0);
+	CHECK(d[0] == (version == 6 ? IPPROTO_IPV6 : IPPROTO_IPIP));
+	CHECK(d[1] == 0 && d[2] == 4 && d[3] == 1 && d[4] == (uint8_t)g.want_tel);
+	CHECK(d[5] == 1 && d[6] == 1 && d[7] == 0);
+}
+
+static void verify_out6(const struct sitd_out *o)
+{
+	uint32_t sum = 0, fl, hl = IPV6_HDR_LEN, dlen, off = 0;
+	uint32_t pm = g.path_mtu < IPV6_MIN_MTU ? IPV6_MIN_MTU : g.path_mtu;
+	unsigned version = ip_version(g.pkt);
+	uint8_t nh;
+	bool frag = false, more = false;
+
+	CHECK(o->iovcnt >= 1 && o->iovcnt <= 3);
+	for (unsigned k = 0; k < o->iovcnt; k++) {
+		const uint8_t *b = o->iov[k].iov_base;
+		size_t l = o->iov[k].iov_len;
+
+		CHECK(l <= IP_MAX_LEN + IPV6_HDR_LEN && sum + l <= IP_MAX_LEN + IPV6_HDR_LEN);
+		if (l)
+			CHECK(b != NULL);
+		for (size_t j = 0; j < l; j++)
+			g.touched += b[j];
+		memcpy(flat + sum, b, l);
+		sum += (uint32_t)l;
+	}
+	CHECK(sum == o->len && o->len > IPV6_HDR_LEN && o->len <= pm && o->dst == 0);
+	CHECK(flat[0] >> 4 == 6 && rd16(flat + IP6_PLEN) == o->len - IPV6_HDR_LEN);
+	CHECK(memcmp(flat + IP6_DST, REMOTE6, 16) == 0);
+	CHECK(memcmp(flat + IP6_SRC, LOCAL6, 16) == 0 || ip6_addr_is_unspecified(flat + IP6_SRC));
+	CHECK(ip6_tclass(flat) == g.want_tos && flat[IP6_HLIM] == g.want_ttl);
+	if ((ip6_tclass(flat) & ECN_MASK) == ECN_CE)
+		__builtin_trap();
+	fl = rd32(flat) & 0xfffffu;
+	if (g.fl_set)
+		CHECK(fl == g.fl);
+	else if (!tx.flowlabel_inherit && tx.flowlabel)
+		CHECK(fl == tx.flowlabel);
+	else if (tx.flowlabel_inherit && version == 6 && (rd32(g.pkt) & 0xfffffu))
+		CHECK(fl == (rd32(g.pkt) & 0xfffffu));
+	g.fl_set = true;
+	g.fl = fl;
+
+	nh = flat[IP6_NXT];
+	if (nh == IPPROTO_FRAGMENT) {
+		CHECK(o->len >= hl + 8 && flat[hl + 1] == 0);
+		frag = true;
+		off = rd16(flat + hl + 2) & ~7u;
+		more = rd16(flat + hl + 2) & 1;
+		CHECK(!(rd16(flat + hl + 2) & 6));
+		nh = flat[hl];
+		hl += 8;
+		CHECK(more || off);	/* no atomic fragments (RFC 8021) */
+	}
+	dlen = o->len - hl;
+	if (!frag) {
+		CHECK(!train.active);
+		if (nh == IPPROTO_DSTOPTS) {
+			CHECK(dlen >= 8);
+			verify_tel(flat + hl, version);
+			verify_inner(flat + hl + 8, dlen - 8, flat[hl]);
+		} else {
+			CHECK(g.want_tel < 0);
+			verify_inner(flat + hl, dlen, nh);
+		}
+		return;
+	}
+	if (off == 0) {
+		CHECK(!train.active);
+		train.active = true;
+		train.len = 0;
+		train.id = rd32(flat + IPV6_HDR_LEN + 4);
+		train.proto = nh;
+	}
+	CHECK(train.active && off == train.len && nh == train.proto);
+	CHECK(rd32(flat + IPV6_HDR_LEN + 4) == train.id);
+	CHECK(train.len + dlen <= IP_MAX_LEN);	/* the reassembled payload length */
+	memcpy(inner + train.len, flat + hl, dlen);
+	train.len += dlen;
+	if (more) {
+		CHECK(dlen % 8 == 0 && dlen > 0);
+		return;
+	}
+	train.active = false;
+	if (train.proto == IPPROTO_DSTOPTS) {
+		CHECK(train.len >= 8);
+		verify_tel(inner, version);
+		verify_inner(inner + 8, train.len - 8, inner[0]);
+	} else {
+		CHECK(g.want_tel < 0);
+		verify_inner(inner, train.len, train.proto);
+	}
+}
+
 static void verify_out(const struct sitd_out *o)
 {
 	uint32_t sum = 0, frag, off, dlen;
+
+	verify_hdr_area(o);
+	if (g.outer6) {
+		verify_out6(o);
+		return;
+	}
 
 	if (g.encap != SITD_ENCAP_NONE) {
 		verify_out_udp(o);
@@ -320,7 +494,7 @@ static void flush(void)
 }
 
 /* The ICMP error in tx.icmp: Packet Too Big / Fragmentation Needed, or a link failure. */
-static void verify_icmp(bool link_failure)
+static void verify_icmp(bool link_failure, bool param_prob)
 {
 	const uint8_t *ip = tx.icmp + VNET_HDR_LEN;
 	struct sitd_ipinfo ii;
@@ -339,6 +513,11 @@ static void verify_icmp(bool link_failure)
 		CHECK(ii.l4proto == IPPROTO_ICMPV6 && n <= ICMP6_ERR_MAX);
 		if (link_failure) {	/* address unreachable */
 			CHECK(ip[ii.l3len] == 1 && ip[ii.l3len + 1] == 3);
+		} else if (param_prob) {	/* pointing at an inner limit of 0 */
+			uint32_t ptr = rd32(ip + ii.l3len + 4);
+
+			CHECK(ip[ii.l3len] == 4 && ip[ii.l3len + 1] == 0);
+			CHECK(ptr == ref_enc_lim(g.pkt, g.len6) + 2 && g.pkt[ptr] == 0);
 		} else {		/* Packet Too Big */
 			CHECK(ip[ii.l3len] == 2 && ip[ii.l3len + 1] == 0);
 			CHECK(rd32(ip + ii.l3len + 4) >= IPV6_MIN_MTU);
@@ -382,6 +561,24 @@ static void verify_too_big(uint32_t flen)
 
 		CHECK(tx.hdrlen <= ii.len && tx.gso_size > 0);
 		unit = tx.hdrlen + (payload < tx.gso_size ? payload : tx.gso_size);
+	}
+	if (g.outer6) {
+		uint32_t pm = g.path_mtu < IPV6_MIN_MTU ? IPV6_MIN_MTU : g.path_mtu;
+
+		if (unit > IP_MAX_LEN + IPV6_HDR_LEN - g.elen) {
+			mtu = IP_MAX_LEN + IPV6_HDR_LEN - g.elen;
+		} else {
+			mtu = pm - g.elen;
+			if (mtu < (ii.version == 6 ? IPV6_MIN_MTU : IPV4_MIN_MTU))
+				mtu = ii.version == 6 ? IPV6_MIN_MTU : IPV4_MIN_MTU;
+		}
+		CHECK(unit > mtu);
+		if (ii.version == 6)
+			info = rd32(ip + IPV6_HDR_LEN + 4);
+		else	/* whatever DF says (ipxip6_tnl_xmit) */
+			info = rd16(ip + (ip[0] & 0x0f) * 4u + 6);
+		CHECK(info == (mtu > 0xffff && ii.version == 4 ? 0xffff : mtu));
+		return;
 	}
 	if (unit > IP_MAX_LEN - g.encap_len) {
 		/* Too big for any path: nothing over 65535 bytes may leave, not even in fragments. */
@@ -467,6 +664,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conf.local = LOCAL;
 	conf.remote = REMOTE;
 	conf.encap = encaps[data[0] >> 6];
+	if (data[0] >> 6 == 3) {
+		conf.outer = SITD_OUTER_IPV6;
+		memcpy(conf.remote6, REMOTE6, 16);
+		if (!(data[6] & 4))
+			memcpy(conf.local6, LOCAL6, 16);
+		conf.encap_limit = data[5];
+		conf.encap_limit_none = data[6] & 1;
+		conf.flowlabel_inherit = data[6] & 2;
+		conf.flowlabel = ((uint32_t)(data[6] >> 3) * 0x8421u) & 0xfffffu;
+	}
 	if (conf.encap != SITD_ENCAP_NONE)
 		conf.encap_dport = rd16(data + 5) ? rd16(data + 5) : 5555;
 	nframes = data[0] & 32 ? MAX_FRAMES : data[0] & 8 ? 2 : 1;
@@ -486,6 +693,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g.encap = conf.encap;
 	g.pmtudisc = conf.pmtudisc;
 	g.encap_len = conf.encap == SITD_ENCAP_FOU ? 28 : conf.encap == SITD_ENCAP_GUE ? 32 : 20;
+	g.outer6 = conf.outer == SITD_OUTER_IPV6;
 
 	/* Exact-size heap copies, so that ASan sees any read past the frame. */
 	flen = (uint32_t)(size - CFG_LEN);
@@ -494,6 +702,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(pristine, data + CFG_LEN, flen);
 	flen = grow_frame(pristine, flen, grow);
 	g.pkt = pristine + VNET_HDR_LEN;
+	if (g.outer6) {
+		/* The model of ipxip6_tnl_xmit's limit: the inner one less one, else conf's. */
+		uint32_t avail = flen > VNET_HDR_LEN ? flen - VNET_HDR_LEN : 0, off;
+
+		g.len6 = avail >= IPV6_HDR_LEN ? IPV6_HDR_LEN + rd16(g.pkt + IP6_PLEN) : 0;
+		if (g.len6 > avail)
+			g.len6 = 0;
+		g.want_tel = conf.encap_limit_none ? -1 : conf.encap_limit;
+		off = g.len6 ? ref_enc_lim(g.pkt, g.len6) : 0;
+		if (off && g.pkt[off + 2])
+			g.want_tel = g.pkt[off + 2] - 1;
+		g.elen = IPV6_HDR_LEN + (g.want_tel >= 0 ? 8u : 0u);
+	}
 	if (flen >= VNET_HDR_LEN) {
 		vnet_hdr_read(&vh, pristine);
 		g.csum_partial = vh.gso_type == VNET_GSO_NONE && (vh.flags & VNET_F_NEEDS_CSUM);
@@ -509,6 +730,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (uint32_t f = 0; f < nframes; f++) {
 		uint64_t before = drops_total(&stats);
+		uint64_t before_pp = stats.drop[SITD_DROP_tx_encap_limit];
 		enum sitd_tx_verdict v;
 
 		/* Each frame its own copy: outputs point into the frame until flushed. */
@@ -533,7 +755,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			g.frames_sent++;
 			set_want_outer(&conf);
 			if (tx.icmp_len)	/* a link failure report, while sending */
-				verify_icmp(true);
+				verify_icmp(true, false);
 			while (!sitd_tx_next(&tx)) {
 				CHECK(tx.nout > 0);	/* else the caller loops for ever */
 				flush();
@@ -542,8 +764,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case SITD_TX_ICMP:
 			CHECK(drops_total(&stats) == before + 1);
-			CHECK(stats.drop[SITD_DROP_tx_too_big] >= 1);
-			verify_icmp(false);
+			CHECK(stats.drop[SITD_DROP_tx_too_big] + stats.drop[SITD_DROP_tx_encap_limit] >= 1);
+			if (stats.drop[SITD_DROP_tx_encap_limit] == before_pp + 1) {
+				CHECK(g.outer6);
+				verify_icmp(false, true);
+				g.pp_sent++;
+				break;
+			}
+			verify_icmp(false, false);
 			verify_too_big(flen);
 			break;
 		case SITD_TX_DROP:
@@ -567,14 +795,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(stats.drop[SITD_DROP_tx_frag_too_many] == 0);	/* the kernel fragments */
 	}
 	/* The kernel's ICMP budget that tx.c models: a burst of 50, then 1 per ms. */
-	CHECK(stats.tx_icmp_ptb + stats.tx_icmp_frag_needed + stats.tx_icmp_link_failure <=
-	      ICMP_BURST);
+	CHECK(stats.tx_icmp_ptb + stats.tx_icmp_frag_needed + stats.tx_icmp_link_failure +
+	      g.pp_sent <= ICMP_BURST);
 	/* Each error either went, was declined, or was rate-limited: one per too-big drop
 	 * and one per damper count taken. */
 	CHECK(damper.count <= data[10]);
 	CHECK(stats.tx_icmp_ptb + stats.tx_icmp_frag_needed + stats.tx_icmp_link_failure +
-	      stats.tx_icmp_ratelimited + stats.tx_icmp_declined ==
-	      stats.drop[SITD_DROP_tx_too_big] + (data[10] - damper.count));
+	      g.pp_sent + stats.tx_icmp_ratelimited + stats.tx_icmp_declined ==
+	      stats.drop[SITD_DROP_tx_too_big] + stats.drop[SITD_DROP_tx_encap_limit] +
+	      (data[10] - damper.count));
+	if (g.outer6)	/* no IPv4 ID, no IPv4-only drops */
+		CHECK(tx.ip_id == rd16(data + 5) && stats.drop[SITD_DROP_tx_oversize] == 0 &&
+		      stats.drop[SITD_DROP_tx_mtu_floor] == 0);
+	else
+		CHECK(stats.drop[SITD_DROP_tx_encap_limit] == 0 &&
+		      stats.drop[SITD_DROP_tx_src_is_remote] == 0);
 	CHECK(stats.tx_icmp_link_failure <= data[10]);
 
 	sink = g.touched;
