@@ -61,4 +61,58 @@ int sitd_table_build(struct sitd_table *t, void *mem, size_t memlen, const struc
  */
 void *sitd_table_lookup(const struct sitd_table *t, uint32_t remote, uint32_t local, uint32_t link);
 
+/*
+ * The table of IPv6-outer tunnels (ip6tnl: ip6ip6, ipip6, any), a separate one: its
+ * keys are 16 bytes and its order is the kernel's ip6_tnl_lookup()
+ * (net/ipv6/ip6_tunnel.c), which differs from sit's in three ways:
+ *
+ *	1. remote and local both match
+ *	2. local matches			(tunnels with remote any)
+ *	3. remote matches			(tunnels with local any)
+ *	4. the wildcard (remote any, local any): only the first one listed, the head of
+ *	   the kernel's tnls_wc[0], whatever its device; if it is down, nothing
+ *
+ * and a bound device is a preference, not a filter: in classes 1-3 a tunnel whose `dev`
+ * is the arrival device (link == its link; an unbound tunnel's link is 0, so a lookup
+ * with link 0 prefers unbound ones) is returned at once; otherwise the first tunnel that
+ * matched on addresses alone is kept as the candidate (in class 1 the last one in its
+ * chain, as the kernel's `else cand = t`) and returned when no class has an exact one.
+ * Down tunnels are skipped (IFF_UP).  Duplicates: the same remote, local and link
+ * (ip6_tnl_locate's EEXIST), in every class.  Entries listed first are found first,
+ * as the kernel finds the newest first: the daemon lists them in the order it wants.
+ * Built whole into caller memory as sitd_table, O(1) lookups, pure.
+ */
+struct sitd_tent6 {
+	uint8_t remote[16], local[16];	/* all zero = any */
+	uint32_t link;			/* ifindex of `dev`, 0 = any */
+	void *tunnel;
+	const int *up;			/* as sitd_tent's */
+	uint32_t next;			/* chain, filled by sitd_table6_build */
+};
+
+enum sitd_tclass6 { SITD_T6_RL, SITD_T6_L, SITD_T6_R, SITD_T6_HASHED };
+
+struct sitd_table6 {
+	uint32_t mask;			/* buckets - 1 */
+	uint32_t n;
+	uint32_t wc;			/* first wildcard entry, or SITD_TABLE_NONE */
+	uint32_t *head[SITD_T6_HASHED];
+	struct sitd_tent6 *ent;
+};
+
+size_t sitd_table6_mem(uint32_t n);
+
+/* As sitd_table_build: 0, or -1 with *dup_a < *dup_b the duplicates' indexes in `in`. */
+int sitd_table6_build(struct sitd_table6 *t, void *mem, size_t memlen, const struct sitd_tent6 *in,
+		      uint32_t n, uint32_t *dup_a, uint32_t *dup_b);
+
+/*
+ * The tunnel for a packet from `remote` to `local` (16 bytes each) that arrived on
+ * ifindex `link`, or NULL.  For an ICMPv6 error about our own packet: remote = the
+ * quoted destination, local = the quoted source, link = the error's arrival device
+ * (ip6_tnl_err passes skb->dev's), 0 when not known.
+ */
+void *sitd_table6_lookup(const struct sitd_table6 *t, const uint8_t *remote, const uint8_t *local,
+			 uint32_t link);
+
 #endif
