@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "core/rx.h"
 
+#include <string.h>
+
 #include "core/csum.h"
 #include "core/ecn.h"
 #include "core/inet.h"
@@ -13,6 +15,12 @@ void sitd_rx_init(struct sitd_rx *rx, const struct sitd_conf *conf, struct sitd_
 	rx->local = conf->local;
 	rx->remote = conf->remote;
 	rx->stats = stats;
+	rx->outer = conf->outer;
+	memcpy(rx->local6, conf->local6, 16);
+	memcpy(rx->remote6, conf->remote6, 16);
+	rx->bound = conf->dev[0] != '\0';
+	rx->dscp_inherit = conf->dscp_inherit;
+	rx->allow_localremote = conf->allow_localremote;
 }
 
 static int rx_drop(struct sitd_rx *rx, enum sitd_drop reason)
@@ -23,10 +31,11 @@ static int rx_drop(struct sitd_rx *rx, enum sitd_drop reason)
 
 /*
  * The inner packet at `in`, `avail` bytes left after the encapsulation: its version
- * against the outer protocol, its length against what is left, then ECN (RFC 6040 4.2).
+ * against the outer protocol, its length against what is left, then ECN (RFC 6040 4.2)
+ * and, with dscp_copy, the outer DSCP (IP6_TNL_F_RCV_DSCP_COPY).
  */
-static int rx_inner(struct sitd_rx *rx, uint8_t outer_tos, uint8_t proto, uint8_t *in, uint32_t avail,
-		    uint32_t *inner_len)
+static int rx_inner(struct sitd_rx *rx, uint8_t outer_tos, bool dscp_copy, uint8_t proto, uint8_t *in,
+		    uint32_t avail, uint32_t *inner_len)
 {
 	struct sitd_ipinfo ii;
 	int ecn;
@@ -40,8 +49,9 @@ static int rx_inner(struct sitd_rx *rx, uint8_t outer_tos, uint8_t proto, uint8_
 	ecn = ecn_decapsulate(outer_tos, ii.dsfield);
 	if (ecn < 0)
 		return rx_drop(rx, SITD_DROP_rx_ecn);
-	if (ecn != (ii.dsfield & ECN_MASK)) {
-		uint8_t ds = (uint8_t)((ii.dsfield & ~ECN_MASK) | ecn);
+	if (ecn != (ii.dsfield & ECN_MASK) ||
+	    (dscp_copy && (outer_tos & ~ECN_MASK) != (ii.dsfield & ~ECN_MASK))) {
+		uint8_t ds = (uint8_t)(((dscp_copy ? outer_tos : ii.dsfield) & ~ECN_MASK) | ecn);
 
 		if (ii.version == 4) {
 			uint16_t old = csum_ld16(in);
@@ -51,7 +61,8 @@ static int rx_inner(struct sitd_rx *rx, uint8_t outer_tos, uint8_t proto, uint8_
 		} else {
 			ip6_set_tclass(in, ds);
 		}
-		STAT_INC(rx->stats->rx_ecn_marked);
+		if (ecn != (ii.dsfield & ECN_MASK))
+			STAT_INC(rx->stats->rx_ecn_marked);
 	}
 	*inner_len = ii.len;
 	return 0;
@@ -89,7 +100,7 @@ int sitd_rx_decap(struct sitd_rx *rx, uint8_t *pkt, uint32_t len, uint32_t *off,
 	if (rx->local && rd32(pkt + IP4_DST) != rx->local)
 		return rx_drop(rx, SITD_DROP_rx_wrong_dest);
 
-	if (rx_inner(rx, pkt[IP4_TOS], proto, pkt + hl, tot - hl, inner_len))
+	if (rx_inner(rx, pkt[IP4_TOS], false, proto, pkt + hl, tot - hl, inner_len))
 		return -1;
 	*off = hl;
 	return 0;
@@ -128,8 +139,80 @@ int sitd_rx_decap_udp(struct sitd_rx *rx, uint8_t outer_tos, uint32_t src, uint8
 	}
 	if (!proto_ok(rx, proto))
 		return rx_drop(rx, SITD_DROP_rx_proto);
-	if (rx_inner(rx, outer_tos, proto, pl + hl, len - hl, inner_len))
+	if (rx_inner(rx, outer_tos, false, proto, pl + hl, len - hl, inner_len))
 		return -1;
 	*off = hl;
+	return 0;
+}
+
+/* The bits of the kernel's __ipv6_addr_type (net/ipv6/addrconf_core.c) get_cap reads. */
+enum { A6_UNICAST = 1, A6_MULTICAST = 2, A6_LOOPBACK = 4, A6_LINKLOCAL = 8 };
+
+static unsigned rx_addr6_type(const uint8_t *a)
+{
+	static const uint8_t zero[12];
+	unsigned scope;
+
+	if ((a[0] & 0xe0) != 0x00 && (a[0] & 0xe0) != 0xe0)
+		return A6_UNICAST;				/* global unicast */
+	if (a[0] == 0xff) {
+		scope = a[1] & 0x0f;			/* IPV6_ADDR_MC_SCOPE */
+		return A6_MULTICAST | (scope == 1 ? A6_LOOPBACK : scope == 2 ? A6_LINKLOCAL : 0u);
+	}
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return A6_UNICAST | A6_LINKLOCAL;
+	if (memcmp(a, zero, 8) == 0) {
+		if (memcmp(a + 8, zero, 4) == 0) {
+			if (rd32(a + 12) == 0)
+				return 0;			/* IPV6_ADDR_ANY */
+			if (rd32(a + 12) == 1)
+				return A6_UNICAST | A6_LOOPBACK;
+			return A6_UNICAST;			/* IPv4-compatible */
+		}
+		if (rd32(a + 8) == 0xffff)
+			return 0;				/* v4-mapped: not unicast */
+	}
+	return A6_UNICAST;	/* site-local, unique local, reserved: unicast all */
+}
+
+/*
+ * ip6_tnl_get_cap(t, laddr, raddr) & IP6_TNL_F_CAP_RCV on the packet's addresses: for a
+ * tunnel with both ends set they are its own (the lookup matched them), for one with an
+ * end any the kernel judges each packet's (IP6_TNL_F_CAP_PER_PACKET).
+ */
+static bool rx_cap_rcv(const struct sitd_rx *rx, const uint8_t *laddr, const uint8_t *raddr)
+{
+	unsigned lt = rx_addr6_type(laddr), rt = rx_addr6_type(raddr);
+
+	return (lt & (A6_UNICAST | A6_MULTICAST)) && (rt & A6_UNICAST) &&
+	       !((lt | rt) & A6_LOOPBACK) && (!((lt | rt) & A6_LINKLOCAL) || rx->bound);
+}
+
+static bool any6(const uint8_t *a)
+{
+	return ip6_addr_is_unspecified(a);
+}
+
+int sitd_rx_decap6(struct sitd_rx *rx, const struct sitd_rx6_outer *o, uint8_t *pkt, uint32_t len,
+		   uint32_t *off, uint32_t *inner_len)
+{
+	/* 1. Who sent it and to whom: ip6_tnl_lookup's match, then its proto check. */
+	if (!any6(rx->remote6) && memcmp(o->src, rx->remote6, 16) != 0)
+		return rx_drop(rx, SITD_DROP_rx_wrong_source);
+	if (!any6(rx->local6) && memcmp(o->dst, rx->local6, 16) != 0)
+		return rx_drop(rx, SITD_DROP_rx_wrong_dest);
+	if (!proto_ok(rx, o->nexthdr))
+		return rx_drop(rx, SITD_DROP_rx_proto);
+
+	/* 2. ip6_tnl_rcv_ctl.  The destination is ours: the kernel delivered it here. */
+	if (!rx_cap_rcv(rx, o->dst, o->src))
+		return rx_drop(rx, SITD_DROP_rx_outer_addr);
+	if (o->src_is_local && !rx->allow_localremote)
+		return rx_drop(rx, SITD_DROP_rx_local_remote);
+
+	/* 3. The inner packet, as for an IPv4 outer header (__ip6_tnl_rcv). */
+	if (rx_inner(rx, o->tclass, rx->dscp_inherit, o->nexthdr, pkt, len, inner_len))
+		return -1;
+	*off = 0;
 	return 0;
 }

@@ -40,6 +40,8 @@
 	X(rx_gue_version, "GUE version other than 0 and 1")                                    \
 	X(rx_gue_control, "GUE control message")                                              \
 	X(rx_gue_flags, "GUE flags or options sitd does not know")                            \
+	X(rx_outer_addr, "outer IPv6 source not unicast, or loopback, or link-local without dev (ip6_tnl_get_cap)") \
+	X(rx_local_remote, "outer IPv6 source is this host's own address, allow-localremote not set") \
 	X(rx_6rd_spoofed_src, "6rd/6to4 inner source embeds another IPv4 address than the outer source") \
 	X(rx_6rd_spoofed_dst, "6rd/6to4 inner destination embeds another IPv4 address than the outer one, not our prefix") \
 	X(rx_isatap_src, "ISATAP source neither a PRL router nor an on-link host matching the outer source") \
