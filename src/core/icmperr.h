@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "core/conf.h"
+#include "core/icmp.h"
 
 enum sitd_err_action {
 	ERR_IGNORE,	/* a type the tunnel does not act on (redirect, parameter problem, ...) */
@@ -48,6 +49,53 @@ struct sitd_err {
  */
 enum sitd_err_action sitd_icmp_err(const struct sitd_conf *c, const struct sitd_err *e, uint8_t *out,
 				   size_t cap, size_t *out_len);
+
+/*
+ * ICMPv6 errors about an IPv6-outer tunnel's own packets (ip6tnl), as raw6_icmp_error
+ * queues them (IPV6_RECVERR, ee_origin SO_EE_ORIGIN_ICMP6) on the raw sockets of the
+ * quoted packet's final next header (41 or 4).  rawv6_err queues the bytes from the
+ * quoted outer IPv6 header when the socket has IPV6_HDRINCL, else from the inner packet
+ * (payload += offset): the socket they are read from must have IPV6_HDRINCL, as the
+ * outer header is what is judged.
+ */
+struct sitd_err6 {
+	uint8_t type, code;
+	uint32_t info;			/* ee_info: Packet Too Big's MTU, Parameter Problem's pointer */
+	const uint8_t *quoted;		/* the offending outer packet, from its IPv6 header */
+	size_t len;
+	/* Where a relayed error comes from: the host's address toward the inner sender. */
+	const struct sitd_addrs6 *dev6;	/* ICMPv6: sitd_icmp6_pick_src(dev6, host6, sender); */
+	const struct sitd_host6 *host6;	/*   none: the inner destination */
+	uint32_t src4;			/* ICMPv4: the tunnel device's address; 0: the inner destination */
+	uint32_t tnl_mtu;		/* the tunnel's MTU now (ip4ip6_err's dst_mtu), 0: not known */
+};
+
+/*
+ * Decide as ip6_tnl_err with ip6ip6_err / ip4ip6_err (net/ipv6/ip6_tunnel.c), for the
+ * tunnel the caller found with sitd_table6_lookup(quoted dst, quoted src, link).  Ours:
+ * an IPv6 packet from local6 to remote6 (each unless any) whose header chain
+ * (ipv6_skip_exthdr) ends in a next header the mode carries, with 8 bytes after it
+ * (icmpv6_notify); else ERR_NOT_OURS.  Then:
+ *
+ *	Destination Unreachable (any code), Time Exceeded code 0, Parameter Problem code 0
+ *	whose pointer is the value byte of an Encapsulation Limit option of 0 in the
+ *	quoted header chain (ip6_tnl_parse_tlv_enc_lim): ERR_RELAY of "address
+ *	unreachable" for IPv6 inside (ICMPv6 1/3), "host unreachable" for IPv4 inside
+ *	(ICMPv4 3/1), whatever the original type, as the kernel relays them;
+ *	Packet Too Big: ERR_PMTU, *pmtu the outer path MTU, info raised to 1280 as
+ *	__ip6_rt_update_pmtu does; and when the quoted outer packet (40 + payload length)
+ *	exceeds info minus the headers before the inner packet (at least 1280), *out_len
+ *	!= 0: the inner sender's Packet Too Big (IPv6) or Fragmentation Needed (IPv4, not
+ *	above tnl_mtu) with that MTU, to send now;
+ *	anything else (redirects, which the kernel applies, other codes): ERR_IGNORE.
+ *
+ * The inner packet must be quoted to its full IP header, else ERR_IGNORE (no damper:
+ * ip6tnl keeps no err_count).  An error the ICMP rules forbid (RFC 4443 2.4(e), RFC
+ * 1812 4.3.2.7) is ERR_DECLINED.  A relay never exceeds `cap` nor quotes more than
+ * 1280 (IPv6) or 576 (IPv4) bytes in all.
+ */
+enum sitd_err_action sitd_icmp6_err(const struct sitd_conf *c, const struct sitd_err6 *e, uint8_t *out,
+				    size_t cap, size_t *out_len, uint32_t *pmtu);
 
 /*
  * The kernel's err_count / err_time (IPTUNNEL_ERR_TIMEO, 30 s): errors that could not be
