@@ -21,6 +21,14 @@
  * packet's source, carries type, code and info as asked, quotes the start of the packet
  * (as much as fits the limit, and no more than is there), and whose checksums verify.
  * sitd_icmp_err relays such a packet only for errors about this tunnel's packets.
+ *
+ * With bit 6 of [8], the packet is instead quoted in an ICMPv6 error about an
+ * IPv6-outer tunnel's packet (sitd_icmp6_err): remote6 2001:db8:ff::2, local6
+ * 2001:db8:ff::1 with bit 5 (else any), mode bits 2-3; bit 0: [9..24] is the device's
+ * global IPv6 address (the relay's source), bit 1: [9..12] the ICMPv4 relay's source,
+ * bit 4: [21..22] the tunnel MTU.  Checked: ERR_PMTU exactly for Packet Too Big, with a
+ * path MTU of at least 1280; relays only for the kernel's types, from the right source,
+ * with the kernel's type, code and MTU, and each a valid error within cap.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -195,6 +203,118 @@ static void tunnel_error(const uint8_t *data, size_t cap, const uint8_t *pkt, si
 	}
 }
 
+static const uint8_t LOCAL6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0xff, [15] = 1 };
+static const uint8_t REMOTE6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0xff, [15] = 2 };
+
+/* The inner packet's offset, walked independently of icmperr.c (RFC 8200 4). */
+static long skip6(const uint8_t *q, size_t len, uint8_t *nh)
+{
+	size_t off = IPV6_HDR_LEN;
+
+	*nh = q[IP6_NXT];
+	for (;;) {
+		size_t hl;
+
+		if (*nh != 0 && *nh != 43 && *nh != 44 && *nh != 51 && *nh != 59 && *nh != 60)
+			return (long)off;
+		if (*nh == 59 || off + 2 > len)
+			return -1;
+		if (*nh == 44) {
+			if (off + 4 > len)
+				return -1;
+			if (rd16(q + off + 2) & 0xfff8)
+				return (long)off;
+			hl = 8;
+		} else {
+			hl = *nh == 51 ? (q[off + 1] + 2u) * 4u : (q[off + 1] + 1u) * 8u;
+		}
+		*nh = q[off];
+		off += hl;
+	}
+}
+
+static void tunnel_error6(const uint8_t *data, size_t cap, const uint8_t *pkt, size_t len,
+			  uint8_t *out)
+{
+	static const enum sitd_mode modes[4] = {
+		SITD_MODE_ANY, SITD_MODE_IPIP, SITD_MODE_SIT, SITD_MODE_ANY,
+	};
+	struct sitd_conf c;
+	struct sitd_addrs6 dev;
+	struct sitd_err6 e;
+	struct expect x = { .partial = true };
+	enum sitd_err_action a;
+	size_t n = 12345;
+	uint32_t pmtu = 777, mtu;
+	uint8_t nh;
+	long off;
+
+	memset(&c, 0, sizeof(c));
+	c.outer = SITD_OUTER_IPV6;
+	c.mode = modes[(data[8] >> 2) & 3];
+	memcpy(c.remote6, REMOTE6, 16);
+	if (data[8] & 32)
+		memcpy(c.local6, LOCAL6, 16);
+	memset(&dev, 0, sizeof(dev));
+	dev.has_global = true;
+	memcpy(dev.global, data + 9, 16);
+	memset(&e, 0, sizeof(e));
+	e.type = data[2];
+	e.code = data[3];
+	e.info = rd32(data + 4);
+	e.quoted = pkt;
+	e.len = len;
+	e.dev6 = data[8] & 1 ? &dev : NULL;
+	e.src4 = data[8] & 2 ? rd32(data + 9) : 0;
+	e.tnl_mtu = data[8] & 16 ? rd16(data + 21) : 0;
+
+	a = sitd_icmp6_err(&c, &e, out, cap, &n, &pmtu);
+	CHECK(a == ERR_IGNORE || a == ERR_NOT_OURS || a == ERR_PMTU || a == ERR_RELAY ||
+	      a == ERR_DECLINED);
+	CHECK(n == 0 || a == ERR_RELAY || a == ERR_PMTU);
+	CHECK((a == ERR_RELAY) <= (n != 0));
+	CHECK((a == ERR_PMTU) == (pmtu != 0));
+	if (a == ERR_NOT_OURS)
+		return;
+
+	CHECK(len >= IPV6_HDR_LEN && ip_version(pkt) == 6);
+	CHECK(!memcmp(pkt + IP6_DST, REMOTE6, 16) && (!(data[8] & 32) || !memcmp(pkt + IP6_SRC, LOCAL6, 16)));
+	off = skip6(pkt, len, &nh);
+	CHECK(off >= 0 && (size_t)off + 8 <= len && (nh == 41 || nh == 4));
+	CHECK(c.mode == SITD_MODE_ANY || nh == (uint8_t)c.mode);
+	CHECK((a == ERR_PMTU) == (e.type == 2));
+	if (a == ERR_PMTU)
+		CHECK(pmtu >= 1280 && (e.info < 1280 || pmtu == e.info));
+	if (a == ERR_RELAY || a == ERR_DECLINED)
+		CHECK(e.type == 1 || (e.type == 3 && e.code == 0) || (e.type == 4 && e.code == 0));
+	if (!n)
+		return;
+
+	x.version = nh == 41 ? 6 : 4;
+	if (a == ERR_PMTU) {
+		mtu = e.info - (uint32_t)off;
+		mtu = mtu < 1280 ? 1280 : mtu;
+		CHECK(IPV6_HDR_LEN + (uint32_t)rd16(pkt + IP6_PLEN) > mtu);
+		CHECK(nh == 41 || !e.tnl_mtu || mtu <= e.tnl_mtu);
+		x.type = nh == 41 ? 2 : 3;
+		x.code = nh == 41 ? 0 : 4;
+		x.info = mtu;
+	} else {
+		x.type = nh == 41 ? 1 : 3;
+		x.code = nh == 41 ? 3 : 1;
+		x.info = 0;
+	}
+	if (x.version == 6) {
+		const uint8_t *s6 = pkt + off + IP6_SRC;
+		bool ll = s6[0] == 0xfe && (s6[1] & 0xc0) == 0x80;
+
+		x.src6 = e.dev6 && !ll ? dev.global : NULL;
+	} else {
+		x.src4 = e.src4;
+	}
+	check_error(out, n, cap, &x, pkt + off, len - (size_t)off);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *pkt, *out;
@@ -212,7 +332,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(pkt, data + CFG_LEN, len);
 
 	builders(data, cap, pkt, len, out);
-	tunnel_error(data, cap, pkt, len, out);
+	if (data[8] & 64)
+		tunnel_error6(data, cap, pkt, len, out);
+	else
+		tunnel_error(data, cap, pkt, len, out);
 	CHECK(memcmp(pkt, data + CFG_LEN, len) == 0);	/* the packet is read only */
 
 	free(pkt);

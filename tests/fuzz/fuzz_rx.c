@@ -15,6 +15,19 @@
  * protocol for the mode, addresses); nothing changed but the inner ECN field (and the
  * inner IPv4 header checksum with it, which stays valid if it was); the ECN result is
  * RFC 6040 4.2's.  On failure exactly one drop counter moved.
+ *
+ * With bit 7 of [0] set, an IPv6-outer tunnel (sitd_rx_decap6) instead:
+ *	[0]	bits 0-1 mode; bit 2 remote6 set; bit 3 local6 set; bit 4 dscp inherit;
+ *		bit 5 `dev` given; bit 6 allow-localremote
+ *	[1]	the outer next header, [2] the outer traffic class
+ *	[3]	bit 0 the source is ours; bit 1 the source differs from remote6 in its
+ *		last byte, bit 2 the destination from local6
+ *	[4..19]	remote6, [20..35] local6 (and the source and destination)
+ *	[36..]	the inner packet, as the raw IPv6 socket hands it over
+ * Checked: on success the next header, addresses and local-remote rule held, the packet
+ * re-parses with exactly the returned length inside the bytes given, and only its DS
+ * field (and IPv4 checksum) changed: ECN per RFC 6040, DSCP the outer one with dscp
+ * inherit, else its own; on failure one drop and the packet untouched.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,6 +44,95 @@
 
 enum { CFG_LEN = 9 };
 
+enum { CFG6_LEN = 36 };
+
+static int rx6(const uint8_t *data, size_t size)
+{
+	static const enum sitd_mode modes[4] = {
+		SITD_MODE_ANY, SITD_MODE_IPIP, SITD_MODE_SIT, SITD_MODE_ANY,
+	};
+	struct sitd_conf conf;
+	struct sitd_stats stats;
+	struct sitd_rx rx;
+	struct sitd_rx6_outer o;
+	struct sitd_ipinfo ii, before;
+	uint8_t src[16], dst[16], *pkt, *orig;
+	uint32_t len, off = 0xdeadbeef, ilen = 0xdeadbeef;
+	uint8_t want_ds;
+	int r, want;
+
+	if (size < CFG6_LEN || size - CFG6_LEN > 0x20000)
+		return -1;
+	memset(&conf, 0, sizeof(conf));
+	memset(&stats, 0, sizeof(stats));
+	conf.outer = SITD_OUTER_IPV6;
+	conf.mode = modes[data[0] & 3];
+	if (data[0] & 4)
+		memcpy(conf.remote6, data + 4, 16);
+	if (data[0] & 8)
+		memcpy(conf.local6, data + 20, 16);
+	conf.dscp_inherit = data[0] & 16;
+	if (data[0] & 32)
+		memcpy(conf.dev, "eth0", 5);
+	conf.allow_localremote = data[0] & 64;
+	sitd_rx_init(&rx, &conf, &stats);
+	memcpy(src, data + 4, 16);
+	memcpy(dst, data + 20, 16);
+	src[15] ^= data[3] & 2 ? 1 : 0;
+	dst[15] ^= data[3] & 4 ? 1 : 0;
+	o = (struct sitd_rx6_outer){ .src = src, .dst = dst, .ifindex = 1, .nexthdr = data[1],
+				     .tclass = data[2], .src_is_local = data[3] & 1 };
+
+	len = (uint32_t)(size - CFG6_LEN);
+	pkt = malloc(len ? len : 1);	/* exact size: ASan sees reads past the packet */
+	orig = malloc(len ? len : 1);
+	CHECK(pkt && orig);
+	memcpy(pkt, data + CFG6_LEN, len);
+	memcpy(orig, pkt, len);
+
+	r = sitd_rx_decap6(&rx, &o, pkt, len, &off, &ilen);
+	if (r != 0) {
+		CHECK(r == -1 && drops_total(&stats) == 1 && stats.rx_ecn_marked == 0);
+		CHECK(memcmp(pkt, orig, len) == 0);
+		free(pkt);
+		free(orig);
+		return 0;
+	}
+	CHECK(drops_total(&stats) == 0);
+	CHECK(o.nexthdr == IPPROTO_IPV6 || o.nexthdr == IPPROTO_IPIP);
+	CHECK(conf.mode == SITD_MODE_ANY || o.nexthdr == (uint8_t)conf.mode);
+	CHECK(!(data[0] & 4) || !(data[3] & 2));
+	CHECK(!(data[0] & 8) || !(data[3] & 4));
+	CHECK(!o.src_is_local || conf.allow_localremote);
+	CHECK(src[0] != 0xff);				/* a multicast source never */
+	CHECK(off == 0 && ilen > 0 && ilen <= len);
+	CHECK(sitd_ip_parse(pkt, ilen, &ii) == 0 && ii.len == ilen);
+	CHECK(ii.version == (o.nexthdr == IPPROTO_IPV6 ? 6u : 4u));
+	CHECK(sitd_ip_parse(orig, len, &before) == 0 && before.len == ilen);
+	for (uint32_t k = 0; k < len; k++) {
+		if (ii.version == 4 && (k == IP4_TOS || k == IP4_CSUM || k == IP4_CSUM + 1))
+			continue;
+		if (ii.version == 6 && (k == 0 || k == 1))
+			continue;
+		CHECK(pkt[k] == orig[k]);
+	}
+	if (ii.version == 6) {
+		CHECK(ip_version(pkt) == 6 && (pkt[1] & 0x0f) == (orig[1] & 0x0f));
+	} else {
+		bool ok = csum_fold(csum_partial(orig, (orig[0] & 0x0f) * 4u, 0)) == 0xffff;
+
+		CHECK((csum_fold(csum_partial(pkt, (pkt[0] & 0x0f) * 4u, 0)) == 0xffff) == ok);
+	}
+	want = rfc6040(o.tclass, before.dsfield);
+	CHECK(want >= 0);
+	want_ds = (uint8_t)(((conf.dscp_inherit ? o.tclass : before.dsfield) & ~ECN_MASK) | want);
+	CHECK(ii.dsfield == want_ds);
+	CHECK(stats.rx_ecn_marked == ((want != (before.dsfield & ECN_MASK)) ? 1u : 0u));
+	free(pkt);
+	free(orig);
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum sitd_mode modes[4] = {
@@ -46,6 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool inner_ok = false, inner_csum_ok = false;
 	int r, want;
 
+	if (size >= 1 && (data[0] & 0x80))
+		return rx6(data, size);
 	if (size < CFG_LEN || size - CFG_LEN > 0x20000)
 		return -1;
 	memset(&conf, 0, sizeof(conf));

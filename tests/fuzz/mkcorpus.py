@@ -419,6 +419,41 @@ def rx_seeds():
         outer(ipv6(HOST6_A, HOST6_B, IPPROTO_NONE, b""), IPPROTO_IPV6)
     s["ipv4_header_only"] = rx_cfg(MODE_ANY) + \
         outer(ipv4(HOST4_A, HOST4_B, 253, b""), IPPROTO_IPIP)
+    s.update(rx6_seeds())
+    return s
+
+
+LOCAL6 = "2001:db8:ff::1"   # an IPv6-outer tunnel's ends (fuzz_rx.c, fuzz_icmp.c)
+REMOTE6 = "2001:db8:ff::2"
+RX6, R6, L6, DSCP6, DEV6, ALR6 = 0x80, 4, 8, 16, 32, 64
+SRC_OURS, SRC_OTHER, DST_OTHER = 1, 2, 4
+
+
+def rx6_cfg(mode, nh, tclass=0, flags=R6 | L6, facts=0, remote=REMOTE6, local=LOCAL6):
+    """fuzz_rx.c, IPv6 outer: [RX6|mode|flags][next header][tclass][facts][remote6][local6],
+    then the inner packet alone, as a raw IPv6 socket hands it over."""
+    return struct.pack(">BBBB16s16s", RX6 | mode | flags, nh, tclass, facts, a6(remote),
+                       a6(local))
+
+
+def rx6_seeds():
+    s = {}
+    tcp6 = tcp6_packet(600, partial=False)
+    tcp4 = tcp4_packet(600, partial=False)
+    s["ip6_ip6ip6"] = rx6_cfg(MODE_SIT, IPPROTO_IPV6) + tcp6
+    s["ip6_ipip6"] = rx6_cfg(MODE_IPIP, IPPROTO_IPIP) + tcp4
+    s["ip6_any_dscp_ce"] = rx6_cfg(MODE_ANY, IPPROTO_IPIP, 0xbb, R6 | L6 | DSCP6) + \
+        tcp4_packet(300, partial=False, tos=0x02)
+    s["ip6_dscp_ect1_v6"] = rx6_cfg(MODE_ANY, IPPROTO_IPV6, 0x29, R6 | DSCP6) + \
+        tcp6_packet(300, partial=False, tclass=0x02)
+    s["ip6_ce_on_notect"] = rx6_cfg(MODE_SIT, IPPROTO_IPV6, 0x03) + tcp6
+    s["ip6_wrong_source"] = rx6_cfg(MODE_SIT, IPPROTO_IPV6, facts=SRC_OTHER) + tcp6
+    s["ip6_local_remote"] = rx6_cfg(MODE_ANY, IPPROTO_IPV6, flags=R6 | L6, facts=SRC_OURS) + tcp6
+    s["ip6_local_remote_allowed"] = rx6_cfg(MODE_ANY, IPPROTO_IPV6, flags=R6 | L6 | ALR6,
+                                            facts=SRC_OURS) + tcp6
+    s["ip6_linklocal_dev"] = rx6_cfg(MODE_ANY, IPPROTO_IPV6, flags=DEV6, remote="fe80::2",
+                                     local="fe80::1") + tcp6
+    s["ip6_trailing"] = rx6_cfg(MODE_IPIP, IPPROTO_IPIP) + tcp4 + bytes(11)
     return s
 
 
@@ -545,6 +580,42 @@ def icmp_seeds():
     s["ipv6_fragment_first"] = icmp_cfg(1280, 2, 0, 1280) + \
         ipv6(HOST6_A, HOST6_B, IPPROTO_FRAGMENT,
              frag_hdr(IPPROTO_UDP, 0, True, 7) + udp(1, 2, pattern(100, 13)))
+    s.update(icmp6_err_seeds())
+    return s
+
+
+ERR6 = 64
+
+
+def our_outer6(inner, nh, limit=4, cut=None):
+    """One of our IPv6 outer packets, with the encapsulation limit option (RFC 2473
+    4.1.1: type 4, length 1, then PadN) unless limit is None, as an ICMPv6 error quotes it."""
+    if limit is None:
+        pkt = ipv6(LOCAL6, REMOTE6, nh, inner)
+    else:
+        dst = struct.pack(">BBBBBBBB", nh, 0, 4, 1, limit, 1, 1, 0)
+        pkt = ipv6(LOCAL6, REMOTE6, IPPROTO_DSTOPTS, dst + inner)
+    return pkt[:cut] if cut else pkt
+
+
+def icmp6_err_seeds():
+    s = {}
+    big6 = tcp6_packet(1400, partial=False)
+    big4 = tcp4_packet(1400, partial=False)
+    dev = a6("2001:db8:aa::1")
+    s["err6_unreach_ip6ip6"] = icmp_cfg(1280, 1, 0, 0, ERR6 | ERR_SIT | ERR_LOCAL | SRC6, dev) + \
+        our_outer6(tcp6_packet(200, partial=False), IPPROTO_IPV6)
+    s["err6_hoplimit_ipip6"] = icmp_cfg(576, 3, 0, 0, ERR6 | ERR_IPIP | SRC4, a4("192.0.2.99")) + \
+        our_outer6(tcp4_packet(200, partial=False), IPPROTO_IPIP)
+    s["err6_ptb_ip6ip6"] = icmp_cfg(1280, 2, 0, 1400, ERR6 | ERR_SIT | ERR_LOCAL) + \
+        our_outer6(big6, IPPROTO_IPV6, cut=1232)
+    s["err6_ptb_ipip6_mtu"] = icmp_cfg(2047, 2, 0, 1380, ERR6 | ERR_IPIP | ERR_TTL64,
+                                       bytes(12) + struct.pack(">HH", 1400, 0)) + \
+        our_outer6(big4, IPPROTO_IPIP, limit=None, cut=1232)
+    s["err6_paramprob_limit0"] = icmp_cfg(1280, 4, 0, 44, ERR6 | ERR_SIT | ERR_LOCAL) + \
+        our_outer6(tcp6_packet(100, partial=False), IPPROTO_IPV6, limit=0)
+    s["err6_short_quote"] = icmp_cfg(1280, 1, 0, 0, ERR6) + \
+        our_outer6(tcp6_packet(100, partial=False), IPPROTO_IPV6, cut=48 + 8)
     return s
 
 
