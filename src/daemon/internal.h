@@ -50,19 +50,32 @@ enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3, EV_RING = 4 
 
 enum outer_kind { OUTER_RAW41, OUTER_RAW4, OUTER_UDP };
 
+struct outer;
+
+/*
+ * -R ring: the monitor's AF_PACKET ring beside a raw path's socket, read by the same
+ * worker (EV_RING carries it).  Its filter is locked: it takes DF packets of the path's
+ * protocol to `locals` (bpf.h), the raw socket the rest.  Other addresses: another ring,
+ * swapped in (outer_rings).
+ */
+struct outer_ring {
+	struct outer *o;
+	int fd;
+	uint8_t *map;			/* RING_BLOCKS blocks of RING_BLOCK bytes */
+	unsigned next;			/* the worker's: the block to read next */
+	uint32_t *locals;		/* sorted, as the monitor built the filter from them */
+	unsigned nlocals;
+	bool split;			/* the raw socket's filter is the complement */
+	struct outer_ring *retired;	/* the daemon's list of rings to close */
+};
+
 /* A shared receive path: one socket, the tunnels that receive through it, their table. */
 struct outer {
 	enum outer_kind kind;
 	uint16_t port;			/* OUTER_UDP */
 	enum sitd_encap encap;		/* OUTER_UDP: fou or gue, one per port as the kernel's */
 	int fd;
-	/* -R ring (raw kinds): the AF_PACKET ring that takes DF packets to the tunnels' own
-	 * local addresses (bpf.h), the block to read next, and those addresses. */
-	int ring_fd;
-	uint8_t *ring;
-	unsigned ring_next;
-	uint32_t *ring_locals;		/* control thread */
-	unsigned ring_nlocals;
+	struct outer_ring *ring;	/* -R ring (raw kinds), or NULL; control thread */
 	unsigned refs;			/* tunnels using it */
 	unsigned worker;		/* the one that reads it */
 	struct sitd_table *table;	/* published: the owner worker reads it, lock-free */
@@ -108,6 +121,7 @@ struct tunnel {
 	struct l2path *l2;		/* -T packet: published; NULL: through the raw socket */
 	int l2_bad;			/* atomic: a send through it failed, resolve again */
 	int l2_kick;			/* atomic: the neighbour is stale, one packet the raw way */
+	int icmp6_fd;			/* ISATAP: its router solicitations, bound to the device */
 	uint64_t rs_next;		/* ISATAP: when to solicit the PRL routers next */
 	unsigned rs_sent;
 	struct sitd_rx rx;		/* receive settings for sitd_rx_decap */
@@ -183,6 +197,7 @@ struct sitd_daemon {
 	struct tunnel **t;		/* running tunnels, control thread only */
 	unsigned n, cap;
 	struct outer *outers;
+	struct outer_ring *rings_retired;	/* unwatched, to close after a grace period */
 	unsigned next_tun_worker, next_udp_worker;
 	struct qsbr qsbr;		/* what the workers may hold (qsbr.h) */
 	bool stopping;
@@ -192,7 +207,6 @@ struct sitd_daemon {
 	int wake_fd;			/* eventfd: a worker has work for the control thread */
 	int wake_pending;		/* atomic: wake_fd was written and not yet drained */
 	int ctl_ep;			/* epoll of nl and wake_fd: daemon_netlink_fd */
-	int icmp6_fd;			/* ISATAP: router solicitations to the PRL */
 	struct sitd_host6 *host6;	/* the host's IPv6 addresses, published */
 	struct {			/* other links' last MTU, by ifindex (a small hash) */
 		unsigned ifindex, mtu;
@@ -236,7 +250,9 @@ void linkwatch_close(struct sitd_daemon *d);
 /* isatap.c */
 bool isatap_global(uint32_t a);
 void isatap_setup(const struct tunnel *t);
-void isatap_solicit(struct sitd_daemon *d, struct tunnel *t, uint64_t now);
+/* The socket of t's solicitations, from the monitor once its device exists. */
+void isatap_open(struct tunnel *t);
+void isatap_solicit(struct tunnel *t, uint64_t now);
 
 /* devconf.c */
 void devconf_apply(struct sitd_daemon *d, struct tunnel *t);
@@ -246,6 +262,14 @@ struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum o
 			struct outer **closing);
 void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing);
 void outer_close(struct outer *o);
+/*
+ * -R ring: after daemon_add's tunnels c[0..n), give each raw path the ring whose filter
+ * takes the local addresses of the configuration now (the running tunnels' and c's, the
+ * stanzas the monitor read); a path whose addresses changed gets a new ring, and its
+ * old one, drained, goes to d->rings_retired, for outer_rings_free after a grace period.
+ */
+void outer_rings(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n);
+void outer_rings_free(struct sitd_daemon *d);
 /*
  * Build every path's table from the running tunnels and publish them; the tables they
  * replace are appended to old[] (to free after a grace period).  -1 when two tunnels have
@@ -278,7 +302,7 @@ bool errqueue_frag_needed(const struct sock_extended_err *ee);
 
 /* rxloop.c */
 void rx_outer(struct worker *w, struct outer *o);
-void rx_ring(struct worker *w, struct outer *o);
+void rx_ring(struct worker *w, struct outer_ring *r);
 void rx_outer_errors(struct worker *w, struct outer *o);
 
 #endif

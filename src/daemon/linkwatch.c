@@ -51,7 +51,7 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	struct sitd_daemon *d = arg;
 	struct tunnel *t = by_ifindex(d, ifindex);
 	unsigned fixed;
-	int now;
+	int now, e;
 
 	if (!t) {
 		path_link_mtu(d, ifindex, mtu);	/* perhaps the device under a tunnel */
@@ -66,8 +66,9 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	if (fixed != mtu) {
 		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,
 			  sitd_mtu_min(t->conf.mode), sitd_mtu_max(&t->conf), fixed);
-		if (ps_link_set_mtu(t->conf.name, fixed) < 0)
-			log_warn("%s: cannot set mtu %u", t->conf.name, fixed);
+		e = ps_link_set_mtu(t->conf.name, fixed);
+		if (e < 0)
+			log_warnx("%s: cannot set mtu %u: %s", t->conf.name, fixed, strerror(-e));
 		mtu = fixed;
 	}
 	if (mtu != t->conf.mtu) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/bpf.h"
@@ -29,40 +30,17 @@ static const char *outer_name(const struct outer *o, char *buf, size_t len)
 	return buf;
 }
 
-/*
- * -R ring: the AF_PACKET ring beside the raw socket, read by the same worker.  It takes
- * nothing until outer_rebuild attaches the filters; without it the raw socket does all.
- */
-static void ring_open(struct sitd_daemon *d, struct outer *o, const struct sitd_conf *c)
-{
-	char what[32];
-
-	o->ring_fd = ps_packet_open();
-	if (o->ring_fd >= 0 && ring_setup(o->ring_fd, &o->ring) == 0 &&
-	    worker_watch(d, o->worker, o->ring_fd, EPOLLIN, o, EV_RING) == 0)
-		return;
-	log_warn("%s: no AF_PACKET ring for %s; receiving through the raw socket", c->name,
-		 outer_name(o, what, sizeof(what)));
-	if (o->ring) {
-		munmap(o->ring, (size_t)RING_BLOCK * RING_BLOCKS);
-		o->ring = NULL;
-	}
-	if (o->ring_fd >= 0)
-		close(o->ring_fd);
-	o->ring_fd = -1;
-}
-
 static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k)
 {
 	struct outer *o = calloc(1, sizeof(*o));
 	char what[32];
+	int e;
 
 	if (!o) {
 		log_warn("%s: out of memory", c->name);
 		return NULL;
 	}
 	o->kind = k;
-	o->ring_fd = -1;
 	if (k == OUTER_UDP) {
 		o->port = c->encap_dport;
 		o->encap = c->encap;
@@ -74,23 +52,24 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		o->worker = 0;
 	}
 	if (o->fd < 0) {
-		if (k != OUTER_UDP && (errno == EPERM || errno == EACCES))
-			log_warn("%s: cannot open a raw socket for %s: needs CAP_NET_RAW", c->name,
-				 outer_name(o, what, sizeof(what)));
+		if (k != OUTER_UDP && (o->fd == -EPERM || o->fd == -EACCES))
+			log_warnx("%s: cannot open a raw socket for %s: needs CAP_NET_RAW (%s)", c->name,
+				  outer_name(o, what, sizeof(what)), strerror(-o->fd));
 		else
-			log_warn("%s: cannot open the receive socket for %s", c->name,
-				 outer_name(o, what, sizeof(what)));
+			log_warnx("%s: cannot open the receive socket for %s: %s", c->name,
+				  outer_name(o, what, sizeof(what)), strerror(-o->fd));
 		free(o);
 		return NULL;
 	}
-	if (worker_watch(d, o->worker, o->fd, EPOLLIN, o, EV_OUTER) < 0) {
-		log_warn("%s: epoll", c->name);
+	e = worker_watch(d, o->worker, o->fd, EPOLLIN, o, EV_OUTER);
+	if (e < 0) {
+		log_warnx("%s: epoll: %s", c->name, strerror(-e));
 		close(o->fd);
 		free(o);
 		return NULL;
 	}
-	if (k != OUTER_UDP && d->rx_ring)
-		ring_open(d, o, c);
+	/* -R ring: its ring comes with outer_rings, once the tunnels' addresses are known;
+	 * meanwhile the raw socket takes everything. */
 	o->next = d->outers;
 	d->outers = o;
 	return o;
@@ -139,6 +118,18 @@ struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum o
 	return o;
 }
 
+static void ring_free(struct outer_ring *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, (size_t)RING_BLOCK * RING_BLOCKS);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->locals);
+	free(r);
+}
+
 /* One reference less; the last one takes the path out of the daemon's list (and epoll). */
 void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing)
 {
@@ -151,8 +142,8 @@ void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing)
 	if (*pp)
 		*pp = o->next;
 	worker_unwatch(d, o->worker, o->fd);
-	if (o->ring_fd >= 0)
-		worker_unwatch(d, o->worker, o->ring_fd);
+	if (o->ring)
+		worker_unwatch(d, o->worker, o->ring->fd);
 	o->next = *closing;
 	*closing = o;
 }
@@ -164,11 +155,7 @@ void outer_close(struct outer *o)
 		struct outer *next = o->next;
 
 		close(o->fd);
-		if (o->ring)
-			munmap(o->ring, (size_t)RING_BLOCK * RING_BLOCKS);
-		if (o->ring_fd >= 0)
-			close(o->ring_fd);
-		free(o->ring_locals);
+		ring_free(o->ring);
 		free(o->table);
 		free(o);
 		o = next;
@@ -226,46 +213,192 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The protocol that stanza c receives on a raw socket: as outer_get is asked for it, and
+ * as the monitor's carries() counts it. */
+static bool ring_carries(const struct sitd_conf *c, uint8_t proto)
+{
+	return c->encap == SITD_ENCAP_NONE &&
+	       (proto == IPPROTO_IPV6 ? c->mode != SITD_MODE_IPIP : c->mode != SITD_MODE_SIT);
+}
+
 /*
- * -R ring: split o's protocol between the ring and the raw socket by the tunnels' local
- * addresses (bpf.h), when they changed.  Meanwhile the raw socket takes everything, so
- * that a packet may come twice for a moment but none is lost.
+ * The local addresses, sorted and each once, of the stanzas that carry proto: the running
+ * tunnels' and c[0..n)'s (those just started or failed to).  That is the configuration
+ * the monitor read (a reload's file, or the start's), whose stanzas it builds the ring's
+ * filter from (monitor.c ring_locked): the two filters then split by one set, so that no
+ * packet is taken by both nor by neither.  NULL on no memory.
  */
-static void ring_filters(struct sitd_daemon *d, struct outer *o)
+static uint32_t *ring_set(const struct sitd_daemon *d, const struct sitd_conf *c, unsigned n,
+			  uint8_t proto, unsigned *k)
+{
+	uint32_t *l = calloc(d->n + n + 1, sizeof(*l));
+	unsigned m = 0;
+
+	if (!l)
+		return NULL;
+	for (unsigned i = 0; i < d->n + n; i++) {
+		const struct sitd_conf *x = i < d->n ? &d->t[i]->req : &c[i - d->n];
+
+		if (ring_carries(x, proto) && x->local)
+			l[m++] = x->local;
+	}
+	qsort(l, m, sizeof(*l), cmp_u32);
+	*k = 0;
+	for (unsigned i = 0; i < m; i++)
+		if (!*k || l[*k - 1] != l[i])
+			l[(*k)++] = l[i];
+	return l;
+}
+
+/* The raw socket's filter: the complement of ring r's, or everything (r NULL, or its
+ * addresses more than a filter holds).  1: the complement, 0: everything, -1: failed
+ * (logged; what it had stays). */
+static int raw_filter(struct outer *o, const struct outer_ring *r)
 {
 	static struct sock_filter ring[SITD_BPF_MAX], raw[SITD_BPF_MAX];
-	struct sock_filter all = BPF_STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT), none = BPF_STMT(BPF_RET | BPF_K, 0);
-	uint32_t *l = calloc(d->n ? d->n : 1, sizeof(*l));
-	unsigned n = 0, k = 0, nr, nw;
+	struct sock_filter all = BPF_STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
+	uint8_t proto = o->kind == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	unsigned nw = 0;
 	char what[32];
 
-	if (!l) {
-		log_warn("out of memory for the ring's filter");
-		return;
+	/* The ring's program as the monitor made it: when it did not fit, the ring takes
+	 * nothing (monitor.c ring_locked), and the raw socket everything. */
+	if (r && sitd_bpf_ring(ring, SITD_BPF_MAX, proto, r->locals, r->nlocals))
+		nw = sitd_bpf_raw(raw, SITD_BPF_MAX, r->locals, r->nlocals);
+	if (sock_filter_set(o->fd, nw ? raw : &all, nw ? nw : 1) < 0) {
+		log_warn("%s: cannot set the raw socket's filter", outer_name(o, what, sizeof(what)));
+		return -1;
 	}
-	for (unsigned i = 0; i < d->n; i++)
-		if (uses(d->t[i], o) && d->t[i]->conf.local)
-			l[n++] = d->t[i]->conf.local;
-	qsort(l, n, sizeof(*l), cmp_u32);
-	for (unsigned i = 0; i < n; i++)
-		if (!k || l[k - 1] != l[i])
-			l[k++] = l[i];
-	if (k == o->ring_nlocals && (!k || !memcmp(l, o->ring_locals, k * sizeof(*l)))) {
+	return nw != 0;
+}
+
+/*
+ * A new ring for o taking l[0..k) (kept by it), swapped in without loss: the raw socket
+ * takes everything first, so that while two rings or a ring and the raw socket overlap a
+ * packet may come twice, but none is missed; then what the new ring does not take.
+ */
+static void ring_swap(struct sitd_daemon *d, struct outer *o, uint32_t *l, unsigned k)
+{
+	uint8_t proto = o->kind == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	struct outer_ring *old = o->ring, *r = calloc(1, sizeof(*r));
+	char what[32];
+	int e = 0;
+
+	outer_name(o, what, sizeof(what));
+	if (old && old->split && raw_filter(o, NULL) < 0) {
+		free(r);
 		free(l);
+		return;	/* the old ring stays, and the raw socket's split with it */
+	}
+	if (!r) {
+		e = -ENOMEM;
+	} else {
+		r->o = o;
+		r->locals = l;
+		r->nlocals = k;
+		r->fd = ps_ring_open(proto);
+		if (r->fd < 0) {
+			e = r->fd;
+		} else {
+			errno = 0;
+			e = ring_map(r->fd, &r->map);
+			if (e < 0)
+				e = errno ? -errno : e;
+			else
+				e = worker_watch(d, o->worker, r->fd, EPOLLIN, r, EV_RING);
+		}
+	}
+	if (e < 0) {
+		log_warnx("%s: no new AF_PACKET ring (%s); receiving through the raw socket%s",
+			  what, strerror(-e), old ? " and the ring it had" : "");
+		if (r)
+			ring_free(r);	/* and l with it */
+		else
+			free(l);
+		if (old && old->split)
+			old->split = raw_filter(o, old) > 0;
 		return;
 	}
-	nr = sitd_bpf_ring(ring, SITD_BPF_MAX, o->kind == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP, l, k);
-	nw = sitd_bpf_raw(raw, SITD_BPF_MAX, l, k);
-	if (sock_filter_set(o->fd, &all, 1) < 0 ||
-	    (nr && nw ? sock_filter_set(o->ring_fd, ring, nr) < 0 || sock_filter_set(o->fd, raw, nw) < 0
-		      : sock_filter_set(o->ring_fd, &none, 1) < 0))
-		log_warn("%s: cannot set the ring's filters", outer_name(o, what, sizeof(what)));
-	else if (!(nr && nw))
+	e = raw_filter(o, r);
+	r->split = e > 0;
+	if (e == 0)
 		log_warnx("%s: %u local addresses are more than the ring's filter holds; receiving "
-			  "through the raw socket", outer_name(o, what, sizeof(what)), k);
-	free(o->ring_locals);
-	o->ring_locals = l;
-	o->ring_nlocals = k;
+			  "through the raw socket", what, k);
+	o->ring = r;
+	if (old) {
+		old->retired = d->rings_retired;
+		d->rings_retired = old;
+	}
+}
+
+/* Some block of a ring handed over to the worker and not yet given back. */
+static bool ring_pending(const struct outer_ring *r)
+{
+	for (unsigned b = 0; b < RING_BLOCKS; b++) {
+		struct tpacket_block_desc *bd = (void *)(r->map + (size_t)b * RING_BLOCK);
+
+		if (load_acquire(bd->hdr.bh1.block_status) & TP_STATUS_USER)
+			return true;
+	}
+	return false;
+}
+
+void outer_rings(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+
+	if (!d->rx_ring)
+		return;
+	for (struct outer *o = d->outers; o; o = o->next) {
+		uint8_t proto = o->kind == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+		unsigned k;
+		uint32_t *l;
+
+		if (o->kind == OUTER_UDP)
+			continue;
+		l = ring_set(d, c, n, proto, &k);
+		if (!l) {
+			log_warnx("out of memory for the ring's filter");
+			continue;
+		}
+		if (o->ring && k == o->ring->nlocals &&
+		    (!k || !memcmp(l, o->ring->locals, k * sizeof(*l)))) {
+			free(l);
+			continue;
+		}
+		ring_swap(d, o, l, k);
+	}
+	if (!d->rings_retired)
+		return;
+	/*
+	 * What an old ring took before the raw socket took everything, the worker reads: its
+	 * last block is handed over within a few RING_TIMEOUT_MS (the kernel's retire
+	 * timer), then read; a busy worker is given 200 ms.  What comes later, the raw
+	 * socket has too.
+	 */
+	for (unsigned i = 0; i < 10 * RING_TIMEOUT_MS; i++)
+		nanosleep(&ms, NULL);
+	for (unsigned i = 0; i < 200; i++) {
+		bool pending = false;
+
+		for (const struct outer_ring *r = d->rings_retired; r; r = r->retired)
+			pending |= ring_pending(r);
+		if (!pending)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	for (struct outer_ring *r = d->rings_retired; r; r = r->retired)
+		worker_unwatch(d, r->o->worker, r->fd);
+}
+
+void outer_rings_free(struct sitd_daemon *d)
+{
+	while (d->rings_retired) {
+		struct outer_ring *r = d->rings_retired;
+
+		d->rings_retired = r->retired;
+		ring_free(r);
+	}
 }
 
 int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunnel **later,
@@ -296,8 +429,6 @@ int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunn
 	for (struct outer *o = d->outers; o; o = o->next, k++) {
 		old[(*nold)++] = o->table;
 		qsbr_publish(o->table, next[k]);
-		if (o->ring_fd >= 0)
-			ring_filters(d, o);
 	}
 	free(next);
 	return 0;
@@ -318,10 +449,10 @@ size_t daemon_describe_paths(const struct sitd_daemon *d, char *buf, size_t cap,
 		if (json)
 			n = snprintf(buf + len, cap - len,
 				     "%s{\"path\":\"%s\",\"tunnels\":%u,\"worker\":%u,\"ring\":%s}",
-				     first ? "" : ",", what, o->refs, o->worker, o->ring_fd >= 0 ? "true" : "false");
+				     first ? "" : ",", what, o->refs, o->worker, o->ring ? "true" : "false");
 		else
 			n = snprintf(buf + len, cap - len, "  %-16s %u tunnel(s), worker %u%s\n", what,
-				     o->refs, o->worker, o->ring_fd >= 0 ? ", AF_PACKET ring" : "");
+				     o->refs, o->worker, o->ring ? ", AF_PACKET ring" : "");
 		if (n < 0)
 			break;
 		len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;

@@ -259,12 +259,12 @@ static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
  * destination the header's: the ring's filter took only packets to our tunnels' own
  * addresses (bpf.h).
  */
-void rx_ring(struct worker *w, struct outer *o)
+void rx_ring(struct worker *w, struct outer_ring *r)
 {
-	const struct sitd_table *tab = qsbr_read(o->table);
+	const struct sitd_table *tab = qsbr_read(r->o->table);
 
 	for (unsigned b = 0; b < RING_BLOCKS; b++) {
-		struct tpacket_block_desc *bd = (void *)(o->ring + (size_t)o->ring_next * RING_BLOCK);
+		struct tpacket_block_desc *bd = (void *)(r->map + (size_t)r->next * RING_BLOCK);
 		uint8_t *h;
 
 		if (!(load_acquire(bd->hdr.bh1.block_status) & TP_STATUS_USER))
@@ -293,7 +293,7 @@ void rx_ring(struct worker *w, struct outer *o)
 		}
 		gro_flush(w);
 		store_release(bd->hdr.bh1.block_status, TP_STATUS_KERNEL);
-		o->ring_next = (o->ring_next + 1) % RING_BLOCKS;
+		r->next = (r->next + 1) % RING_BLOCKS;
 	}
 }
 

@@ -27,6 +27,8 @@
  */
 static void tunnel_close(struct tunnel *t, bool delete)
 {
+	if (t->icmp6_fd >= 0)
+		close(t->icmp6_fd);
 	for (unsigned i = 0; i < t->n_udp_tx; i++)
 		if (!t->path[0] || t->udp_tx_fd[i] != t->path[0]->fd)
 			close(t->udp_tx_fd[i]);
@@ -43,8 +45,10 @@ static void tunnel_close(struct tunnel *t, bool delete)
 	free(t);
 }
 
-static int tun_error(const struct sitd_conf *c)
+/* Why ps_tun_open() answered -e, in the operator's terms. */
+static int tun_error(const struct sitd_conf *c, int e)
 {
+	errno = e;	/* log_warn names it */
 	if (errno == ENOENT || errno == ENODEV)
 		log_warn("cannot open /dev/net/tun (is the tun module there?)");
 	else if (errno == EACCES)
@@ -84,8 +88,8 @@ static int udp_tx_all(struct tunnel *t)
 		int fd = ps_udp_tx_open(c->local, c->encap_sport, c->dev, df, c->encap_csum);
 
 		if (fd < 0) {
-			log_warn("%s: cannot open a UDP socket for encap-sport %u", c->name,
-				 c->encap_sport);
+			log_warnx("%s: cannot open a UDP socket for encap-sport %u: %s", c->name,
+				  c->encap_sport, strerror(-fd));
 			return -1;
 		}
 		t->udp_tx_fd[t->n_udp_tx++] = fd;
@@ -112,6 +116,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	struct tunnel *t = calloc(1, sizeof(*t));
 	char desc[256];
 	bool guessed;
+	int r;
 
 	if (!t) {
 		log_warn("%s: out of memory", c->name);
@@ -119,7 +124,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	}
 	t->req = *c;
 	t->conf = *c;
-	t->tun_fd = -1;
+	t->tun_fd = t->icmp6_fd = -1;
 	t->rd = malloc(sizeof(*t->rd));
 	if (!c->remote)
 		t->pcache = calloc(1, sizeof(*t->pcache));
@@ -146,7 +151,8 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	/* The device first: it needs CAP_NET_ADMIN, the clearer message. */
 	t->tun_fd = ps_tun_open(c->name, !c->nogso, &t->offloads, &t->existed);
 	if (t->tun_fd < 0) {
-		tun_error(c);
+		tun_error(c, -t->tun_fd);
+		t->tun_fd = -1;
 		goto fail;
 	}
 	t->ifindex = if_nametoindex(c->name);
@@ -170,12 +176,15 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	if (guessed)
 		log_warnx("%s: no route to the remote yet; assuming an underlay MTU of %u", c->name,
 			  t->path_mtu);
-	if (link_get_mtu(c->name) != (int)t->conf.mtu && ps_link_set_mtu(c->name, t->conf.mtu) < 0) {
-		log_warn("cannot set the MTU of %s to %u", c->name, t->conf.mtu);
+	if (link_get_mtu(c->name) != (int)t->conf.mtu &&
+	    (r = ps_link_set_mtu(c->name, t->conf.mtu)) < 0) {
+		log_warnx("cannot set the MTU of %s to %u: %s", c->name, t->conf.mtu, strerror(-r));
 		goto fail;
 	}
 	sitd_rx_init(&t->rx, &t->conf, &t->rx_stats);
 	devconf_apply(d, t);
+	if (c->isatap)
+		isatap_open(t);
 	/* Read once configured (devconf_apply may set it up), before the table has it. */
 	t->up = link_is_up(c->name);
 	path_l2_resolve(d, t);
@@ -353,6 +362,8 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	}
 	/* Without memory for the tables without them, they stay named there: kept, not freed. */
 	may_free = !again || publish(d, NULL, 0, &old, &nold, &closing);
+	/* -R ring: the rings' filters follow the configuration's addresses, c's included. */
+	outer_rings(d, c, n);
 	free(d->prev);
 	d->prev = NULL;
 	d->nprev = 0;
@@ -366,6 +377,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	for (unsigned i = 0; i < nold; i++)
 		free(old[i]);
 	free(old);
+	outer_rings_free(d);
 	outer_close(closing);
 	for (unsigned i = 0; i < n; i++) {
 		ok[i] = added[i] && daemon_find(d, c[i].name) == added[i];
@@ -531,7 +543,7 @@ void daemon_tick(struct sitd_daemon *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *t = d->t[i];
 
-		isatap_solicit(d, t, now);
+		isatap_solicit(t, now);
 		path_tick(d, t);
 	}
 }
@@ -560,8 +572,6 @@ struct sitd_daemon *daemon_new(unsigned workers, bool tx_packet, bool rx_ring)
 		return NULL;
 	}
 	linkwatch_open(d);
-	/* ISATAP's router solicitations: hop limit 255, set by the monitor that opens it. */
-	d->icmp6_fd = ps_icmp6_open();
 	return d;
 }
 
@@ -574,12 +584,11 @@ void daemon_free(struct sitd_daemon *d, enum daemon_end end)
 	for (unsigned i = 0; i < d->n; i++)
 		tunnel_close(d->t[i], end == DAEMON_DELETE || (end == DAEMON_UNDO && !d->t[i]->existed));
 	d->n = 0;
+	outer_rings_free(d);
 	outer_close(d->outers);
 	d->outers = NULL;
 	workers_free(d);
 	linkwatch_close(d);
-	if (d->icmp6_fd >= 0)
-		close(d->icmp6_fd);
 	free(d->host6);
 	free(d->prev);
 	free(d->t);

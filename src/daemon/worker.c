@@ -141,9 +141,17 @@ int workers_alloc(struct sitd_daemon *d, unsigned n)
 		}
 		/* Without CAP_NET_RAW there is none; raw tunnels then fail to start, and say why. */
 		w->raw_tx = ps_raw_send_open();
-		/* -T packet: without it (no CAP_NET_RAW), everything goes the raw socket's way. */
-		if (d->tx_packet && (w->pkt_tx = ps_packet_open()) < 0)
-			log_warn("worker %u: no AF_PACKET socket; sending through the raw socket", i);
+		if (w->raw_tx < 0)
+			w->raw_tx = -1;
+		/*
+		 * -T packet: the monitor's locked socket, sending only (a drop-everything filter
+		 * it cannot detach); without it everything goes the raw socket's way.
+		 */
+		if (d->tx_packet && (w->pkt_tx = ps_packet_tx_open()) < 0) {
+			log_warnx("worker %u: no AF_PACKET socket (%s); sending through the raw socket",
+				  i, strerror(-w->pkt_tx));
+			w->pkt_tx = -1;
+		}
 		w->dst.sin_family = AF_INET;
 		sitd_tx_init(&w->tx, &none, &w->stats, NULL, (uint16_t)(id + i * 0x4000u));
 		sitd_gro_init(&w->gro, true, &w->stats);

@@ -54,20 +54,22 @@ struct privsep_opts {
 /* Forks; returns 0 in the child.  The monitor never returns.  -errno on failure. */
 int privsep_start(const struct privsep_opts *o);
 
-/* tun_open(), raw_open(), ... of tun.h and sock.h, done by the monitor: an fd, or -1
- * with errno set. */
+/*
+ * Each an fd or -errno (the monitor's refusal, or what the kernel answered it), as
+ * tun_open(), raw_open(), ... in tun.h and sock.h open them.
+ */
 int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 int ps_raw_open(uint8_t proto);
 int ps_raw_send_open(void);
-int ps_icmp6_open(void);
 int ps_udp_rx_open(uint16_t port);
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
-int ps_packet_open(void);
 
 /*
- * Locked sockets, not yet used by the daemon (fd or -errno): AF_PACKET for sending,
- * taking nothing (-T packet); a -R ring for protocol 41 or 4, bound, with the monitor's
- * filter, for ring_map(); ICMPv6 bound to ISATAP device ifindex.
+ * Locked sockets (SO_LOCK_FILTER), fd or -errno: AF_PACKET for sending, taking nothing
+ * (-T packet); a -R ring for protocol 41 or 4, bound, with the filter the monitor built
+ * from the local addresses of the configuration's stanzas that carry the protocol (as
+ * daemon/outer.c's outer_rings builds the raw socket's complement), for ring_map(); the
+ * ICMPv6 socket of ISATAP device ifindex, bound to it, receiving nothing.
  */
 int ps_packet_tx_open(void);
 int ps_ring_open(uint8_t proto);
@@ -76,10 +78,8 @@ int ps_icmp6_dev_open(unsigned ifindex);
 /* The -c file, opened read-only by the monitor (the packet process may not): fd or -errno. */
 int ps_config_open(void);
 
-/* link_set_mtu(), done by the monitor: 0, or -1 with errno set. */
+/* As link_set_mtu(), nl_link_up(), nl_addr(), ...: 0 or -errno. */
 int ps_link_set_mtu(const char *name, unsigned mtu);
-
-/* As nl_link_up(), nl_addr(), ...: 0 or -errno. */
 int ps_link_up(unsigned ifindex);
 int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p);
 int ps_route(bool add, unsigned ifindex, const struct sitd_route *r);

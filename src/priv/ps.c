@@ -4,8 +4,7 @@
  * one request to the monitor and one answer, serialised by a mutex (the control thread
  * and the workers may ask at once).
  *
- * Inside, 0 or -errno (an fd: the fd or -errno).  The stubs the daemon calls keep their
- * older conventions for now, as privsep.h says of each: legacy() converts.
+ * Each returns 0 or -errno (an fd: the fd or -errno), the monitor's errno when it refused.
  */
 #include "priv/privsep.h"
 
@@ -93,15 +92,6 @@ static int call_type_fd(enum priv_type type)
 	return call_fd(&r, &rep);
 }
 
-/* -errno as -1 with errno set, the convention of the stubs the daemon calls (privsep.h). */
-static int legacy(int r)
-{
-	if (r >= 0)
-		return r;
-	errno = -r;
-	return -1;
-}
-
 static void name_of(char dst[16], const char *src)
 {
 	memset(dst, 0, 16);
@@ -121,7 +111,7 @@ int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 		*offloads = rep.offloads;
 		*existed = rep.existed;
 	}
-	return legacy(fd);
+	return fd;
 }
 
 int ps_raw_open(uint8_t proto)
@@ -129,17 +119,12 @@ int ps_raw_open(uint8_t proto)
 	struct priv_req r = { .type = PRIV_RAW_OPEN, .proto = proto };
 	struct priv_rep rep;
 
-	return legacy(call_fd(&r, &rep));
+	return call_fd(&r, &rep);
 }
 
 int ps_raw_send_open(void)
 {
-	return legacy(call_type_fd(PRIV_RAW_SEND_OPEN));
-}
-
-int ps_icmp6_open(void)
-{
-	return legacy(call_type_fd(PRIV_ICMP6_OPEN));
+	return call_type_fd(PRIV_RAW_SEND_OPEN);
 }
 
 int ps_udp_rx_open(uint16_t port)
@@ -147,7 +132,7 @@ int ps_udp_rx_open(uint16_t port)
 	struct priv_req r = { .type = PRIV_UDP_RX_OPEN, .port = port };
 	struct priv_rep rep;
 
-	return legacy(call_fd(&r, &rep));
+	return call_fd(&r, &rep);
 }
 
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum)
@@ -157,12 +142,7 @@ int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_
 	struct priv_rep rep;
 
 	name_of(r.name, dev);
-	return legacy(call_fd(&r, &rep));
-}
-
-int ps_packet_open(void)
-{
-	return legacy(call_type_fd(PRIV_PACKET_OPEN));
+	return call_fd(&r, &rep);
 }
 
 int ps_packet_tx_open(void)
@@ -197,7 +177,7 @@ int ps_link_set_mtu(const char *name, unsigned mtu)
 	struct priv_rep rep;
 
 	name_of(r.name, name);
-	return legacy(call(&r, sizeof(r), &rep, NULL));
+	return call(&r, sizeof(r), &rep, NULL);
 }
 
 static int call_nl(struct priv_req *r)

@@ -13,14 +13,18 @@
 
 struct stub_outer stub;
 
+/* As the monitor's stubs answer: an fd, or -errno. */
 static int fake_socket(void)
 {
-	if (stub.fail_open) {
-		errno = EPERM;
-		return -1;
-	}
+	int fd;
+
+	if (stub.fail_open)
+		return -EPERM;
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
 	stub.opened++;
-	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fd;
 }
 
 int ps_raw_open(uint8_t proto)
@@ -35,16 +39,18 @@ int ps_udp_rx_open(uint16_t port)
 	return fake_socket();
 }
 
-int ps_packet_open(void)
+int ps_ring_open(uint8_t proto)
 {
-	return fake_socket();
+	(void)proto;
+	return -ENOSYS;
 }
 
-int ring_setup(int fd, uint8_t **map)
+int ring_map(int fd, uint8_t **map)
 {
 	(void)fd;
 	(void)map;
-	return -ENOSYS;
+	errno = ENOSYS;
+	return -1;
 }
 
 int sock_filter_set(int fd, struct sock_filter *f, unsigned n)
