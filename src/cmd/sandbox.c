@@ -101,8 +101,8 @@ size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap)
 	/* Sockets the configuration does not ask for: the test's has no FOU on port 53, no
 	 * ISATAP stanza, and runs without -T packet and -R ring. */
 	struct priv_req udp53 = { .type = PRIV_UDP_RX_OPEN, .port = 53 };
-	struct priv_req packet = { .type = PRIV_PACKET_OPEN };
-	struct priv_req icmp6 = { .type = PRIV_ICMP6_OPEN };
+	struct priv_req packet = { .type = PRIV_PACKET_TX_OPEN };
+	struct priv_req icmp6 = { .type = PRIV_ICMP6_DEV_OPEN, .ifindex = 1 };
 	struct priv_req raw_send = { .type = PRIV_RAW_SEND_OPEN };
 	struct priv_req addr_lo = { .type = PRIV_ADDR, .ifindex = 1, .flag = 1,
 				    .route.dst = { .family = 6, .len = 128, .addr = { 0x20, 0x01, 0x0d, 0xb8 } } };
@@ -116,6 +116,8 @@ size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap)
 	buf[0] = '\0';
 	if (daemon_count(d))
 		route_own.ifindex = if_nametoindex(tunnel_conf(daemon_tunnel(d, 0))->name);
+	if (route_own.ifindex)
+		icmp6.ifindex = route_own.ifindex;	/* sitd's own device, not ISATAP */
 	identity(buf, cap, &len);
 	priv_probing(true);
 	/* uname(NULL): EFAULT where allowed, EPERM where refused. */
@@ -189,7 +191,7 @@ size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap)
 		     ps_raw_request(&addr_lo, sizeof(addr_lo)));
 	monitor_line(buf, cap, &len, "monitor: a malformed request",
 		     ps_raw_request(junk, sizeof(junk)));
-	monitor_line(buf, cap, &len, "monitor: an AF_PACKET socket (no -T packet, -R ring)",
+	monitor_line(buf, cap, &len, "monitor: an AF_PACKET socket (no -T packet)",
 		     ps_raw_request(&packet, sizeof(packet)));
 	monitor_line(buf, cap, &len, "monitor: a UDP socket on port 53 (no stanza's)",
 		     ps_raw_request(&udp53, sizeof(udp53)));

@@ -178,12 +178,13 @@ static bool any_carries(uint8_t proto)
 	return false;
 }
 
-static bool any_isatap(void)
+static unsigned count_isatap(void)
 {
+	unsigned n = 0;
+
 	for (unsigned i = 0; i < mon.nconfs; i++)
-		if (mon.confs[i].isatap)
-			return true;
-	return false;
+		n += mon.confs[i].isatap;
+	return n;
 }
 
 /* A stanza receives FOU/GUE on port (its encap-dport). */
@@ -216,8 +217,10 @@ static unsigned grant_cap(enum grant g)
 	switch (g) {
 	case G_RAW41:
 	case G_RAW4:
-	case G_ICMP6:
 		return RAW_PER_PROTO;
+	case G_ICMP6:
+		/* One per ISATAP tunnel, opened again when it is restarted. */
+		return 2 * count_isatap() + GRANT_SLACK;
 	case G_RAW_SEND:
 		return mon.workers + GRANT_SLACK;
 	case G_UDP_RX:
@@ -233,8 +236,7 @@ static unsigned grant_cap(enum grant g)
 		}
 		return 2 * n + GRANT_SLACK;
 	case G_PACKET:
-		return (mon.tx_packet ? mon.workers : 0) + (mon.rx_ring ? 2 * RAW_PER_PROTO : 0) +
-		       GRANT_SLACK;
+		return (mon.tx_packet ? mon.workers : 0) + GRANT_SLACK;
 	case G_RING:
 		return 2 * RAW_PER_PROTO;
 	case G_COUNT:
@@ -421,12 +423,6 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			return e;
 		*fd = raw_send_open();
 		break;
-	case PRIV_ICMP6_OPEN:
-		/* Asked at every start (daemon_new), ISATAP or not: refused quietly. */
-		if ((e = grant(r, G_ICMP6, any_isatap(), NULL)) < 0)
-			return e;
-		*fd = icmp6_open(0);
-		break;
 	case PRIV_ICMP6_DEV_OPEN:
 		dev = owned_index(r->ifindex);
 		if ((e = grant(r, G_ICMP6, dev && conf_named(dev) && conf_named(dev)->isatap,
@@ -488,12 +484,10 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	case PRIV_READY:
 		notify_ready();
 		return 0;
-	case PRIV_PACKET_OPEN:
 	case PRIV_PACKET_TX_OPEN:
-		if ((e = grant(r, G_PACKET, mon.tx_packet || mon.rx_ring,
-			       "sitd runs without -T packet and -R ring")) < 0)
+		if ((e = grant(r, G_PACKET, mon.tx_packet, "sitd runs without -T packet")) < 0)
 			return e;
-		*fd = r->type == PRIV_PACKET_OPEN ? packet_open() : packet_tx_open();
+		*fd = packet_tx_open();
 		break;
 	case PRIV_RING_OPEN:
 		if ((e = grant(r, G_RING, mon.rx_ring && any_carries(r->proto),

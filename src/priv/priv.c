@@ -254,15 +254,16 @@ static void allow_sockopts(scmp_filter_ctx ctx, const struct sockopt *o, size_t 
 
 /*
  * bind(2)'s address is a pointer seccomp cannot read; its length tells the family apart:
- * sockaddr_nl (12), sockaddr_in (16), sockaddr_ll (20).  No sockaddr_in6 (28), and no
- * sockaddr_un of a path: neither process binds one after its filter is in.
+ * sockaddr_nl (12), sockaddr_in (16), sockaddr_ll (20, the monitor's rings only).  No
+ * sockaddr_in6 (28), and no sockaddr_un of a path: neither process binds one after its
+ * filter is in.
  */
-static void allow_bind(scmp_filter_ctx ctx)
+static void allow_bind(scmp_filter_ctx ctx, bool packet)
 {
 	static const scmp_datum_t lens[] = { sizeof(struct sockaddr_nl), sizeof(struct sockaddr_in),
 					     sizeof(struct sockaddr_ll) };
 
-	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]) - !packet; i++) {
 		const struct scmp_arg_cmp a = SCMP_A2(SCMP_CMP_EQ, lens[i], 0);
 
 		rule(ctx, SCMP_ACT_ALLOW, "bind", 1, &a);
@@ -324,15 +325,15 @@ static void child_filter(void)
 						    CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
 						    CLONE_NEWCGROUP, thread);
 	/*
-	 * The options it sets itself: filters (the ring's and raw sockets' split, bpf.h), the
-	 * path MTU probe's device (sock.c pmtu_query), FOU's send options (udp_tx_setup, and
-	 * DF per packet in txloop.c), the ring (sock.c ring_setup).  Not IP_HDRINCL (raw
-	 * sockets come with it set), IPV6_HDRINCL, PACKET_ADD_MEMBERSHIP, SO_DETACH_FILTER.
+	 * The options it sets itself: the raw socket's filter (its split with the ring,
+	 * bpf.h), the path MTU probe's device (sock.c pmtu_query), FOU's send options
+	 * (udp_tx_setup, and DF per packet in txloop.c).  Not IP_HDRINCL (raw sockets come
+	 * with it set), IPV6_HDRINCL, PACKET_ADD_MEMBERSHIP, SO_DETACH_FILTER, and nothing of
+	 * SOL_PACKET: its AF_PACKET sockets come from the monitor made and locked.
 	 */
 	static const struct sockopt opts[] = {
 		{ SOL_SOCKET, SO_ATTACH_FILTER }, { SOL_SOCKET, SO_BINDTODEVICE },
 		{ SOL_SOCKET, SO_NO_CHECK }, { SOL_IP, IP_MTU_DISCOVER },
-		{ SOL_PACKET, PACKET_VERSION }, { SOL_PACKET, PACKET_RX_RING },
 	};
 	/* Datagram sockets (ioctls, the path MTU probe, glibc's if_nametoindex) and
 	 * NETLINK_ROUTE; AF_PACKET and raw ones come from the monitor. */
@@ -365,7 +366,7 @@ static void child_filter(void)
 		rule(ctx, SCMP_ACT_ALLOW, "socket", 2, a);
 	}
 	allow_sockopts(ctx, opts, sizeof(opts) / sizeof(opts[0]));
-	allow_bind(ctx);
+	allow_bind(ctx, false);	/* netlink, and the path MTU probe's local address */
 	allow_open(ctx, O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
 	filter_load(ctx);
 }
@@ -397,7 +398,7 @@ static void monitor_filter(pid_t child)
 
 	allow_all(ctx, monitor_calls, sizeof(monitor_calls) / sizeof(monitor_calls[0]));
 	allow_sockopts(ctx, opts, sizeof(opts) / sizeof(opts[0]));
-	allow_bind(ctx);
+	allow_bind(ctx, true);
 	rule(ctx, SCMP_ACT_ALLOW, "kill", 1, &to_child);
 	allow_ioctls(ctx, ioctls, sizeof(ioctls) / sizeof(ioctls[0]));
 	allow_families(ctx, families, sizeof(families) / sizeof(families[0]));

@@ -23,8 +23,6 @@ enum priv_type {
 	PRIV_TUN_OPEN = 1,	/* name, flag = TSO wanted -> fd, offloads, existed */
 	PRIV_RAW_OPEN,		/* proto 4 or 41: a receive socket -> fd */
 	PRIV_RAW_SEND_OPEN,	/* IPPROTO_RAW, for sending with our own headers -> fd */
-	PRIV_ICMP6_OPEN,	/* ICMPv6 raw, hop limit 255, receiving nothing (ISATAP's
-				 * solicitations) -> fd */
 	PRIV_UDP_RX_OPEN,	/* port (not 0) -> fd */
 	PRIV_UDP_TX_OPEN,	/* local, port (0: any), name = dev or "", pmtudisc, flag = csum -> fd */
 	PRIV_LINK_MTU,		/* name, mtu */
@@ -34,11 +32,12 @@ enum priv_type {
 	PRIV_ISATAP,		/* ifindex, token (its upper 64 bits zero) */
 	PRIV_CONFIG_OPEN,	/* the -c file, read-only -> fd */
 	PRIV_READY,		/* started: the monitor tells systemd */
-	PRIV_PACKET_OPEN,	/* AF_PACKET, sending only, qdisc bypassed (-T packet) -> fd */
 	/* Locked (SO_LOCK_FILTER): what the packet process may not change. */
-	PRIV_PACKET_TX_OPEN,	/* as PACKET_OPEN, with a drop-everything filter -> fd */
+	PRIV_PACKET_TX_OPEN,	/* AF_PACKET, sending only, qdisc bypassed, a drop-everything
+				 * filter (-T packet) -> fd */
 	PRIV_RING_OPEN,		/* proto 4 or 41: a bound -R ring, the monitor's filter -> fd */
-	PRIV_ICMP6_DEV_OPEN,	/* ifindex: as ICMP6_OPEN, bound to that ISATAP device -> fd */
+	PRIV_ICMP6_DEV_OPEN,	/* ifindex: ICMPv6 raw, hop limit 255, receiving nothing, bound
+				 * to that ISATAP device (its solicitations) -> fd */
 	PRIV_TYPE_MAX = PRIV_ICMP6_DEV_OPEN,
 };
 

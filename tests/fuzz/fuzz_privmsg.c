@@ -87,10 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      (all_zero(r.token, 8) && !all_zero(r.token + 8, 8)));
 		break;
 	case PRIV_RAW_SEND_OPEN:
-	case PRIV_ICMP6_OPEN:
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
-	case PRIV_PACKET_OPEN:
 	case PRIV_PACKET_TX_OPEN:
 		/* Nothing but the type: every other byte zero. */
 		CHECK(all_zero((const uint8_t *)data + 2, size - 2));

@@ -885,28 +885,39 @@ def privreq(typ, flag=0, proto=0, port=0, pmtudisc=0, ifindex=0, local=0, mtu=0,
                        mtu, name) + route + struct.pack("16s", token)
 
 
+# enum priv_type (src/proto/privmsg.h), in its order from 1.
+PRIV = {name: i + 1 for i, name in enumerate([
+    "tun-open", "raw-open", "raw-send-open", "udp-rx-open", "udp-tx-open", "link-mtu",
+    "link-up", "addr", "route", "isatap", "config-open", "ready", "packet-tx-open",
+    "ring-open", "icmp6-dev-open"])}
+
+
 def privmsg_seeds():
     tok = bytes(8) + bytes([0, 0, 0x5e, 0xfe]) + a4(LOCAL4)
     return {
-        "tun-open": privreq(1, flag=1, name=b"sit1"),
-        "raw-open-41": privreq(2, proto=41),
-        "raw-open-4": privreq(2, proto=4),
-        "raw-send-open": privreq(3),
-        "icmp6-open": privreq(4),
-        "udp-rx-open": privreq(5, port=5555),
-        "udp-tx-open": privreq(6, local=0xc0000201, port=0, name=b"veth0", pmtudisc=3, flag=1),
-        "link-mtu": privreq(7, name=b"sit1", mtu=1480),
-        "link-up": privreq(8, ifindex=5),
-        "addr6": privreq(9, ifindex=5, flag=1, family=6, plen=64, addr=a6("2001:db8:64::1")),
-        "addr4": privreq(9, ifindex=5, flag=1, family=4, plen=24, addr=a4(LOCAL4)),
-        "route6": privreq(10, ifindex=5, flag=1, family=6, plen=48, addr=a6("2001:db8:99::"),
-                          via=a6("2001:db8:64::2"), metric=100, table=254),
-        "isatap": privreq(11, ifindex=5, token=tok),
-        "config-open": privreq(12),
-        "ready": privreq(13),
-        "packet-open": privreq(14),
-        "bad-name": privreq(1, name=b"../x"),
-        "short": privreq(8, ifindex=5)[:40],
+        "tun-open": privreq(PRIV["tun-open"], flag=1, name=b"sit1"),
+        "raw-open-41": privreq(PRIV["raw-open"], proto=41),
+        "raw-open-4": privreq(PRIV["raw-open"], proto=4),
+        "raw-send-open": privreq(PRIV["raw-send-open"]),
+        "udp-rx-open": privreq(PRIV["udp-rx-open"], port=5555),
+        "udp-tx-open": privreq(PRIV["udp-tx-open"], local=0xc0000201, port=0, name=b"veth0",
+                               pmtudisc=3, flag=1),
+        "link-mtu": privreq(PRIV["link-mtu"], name=b"sit1", mtu=1480),
+        "link-up": privreq(PRIV["link-up"], ifindex=5),
+        "addr6": privreq(PRIV["addr"], ifindex=5, flag=1, family=6, plen=64,
+                         addr=a6("2001:db8:64::1")),
+        "addr4": privreq(PRIV["addr"], ifindex=5, flag=1, family=4, plen=24, addr=a4(LOCAL4)),
+        "route6": privreq(PRIV["route"], ifindex=5, flag=1, family=6, plen=48,
+                          addr=a6("2001:db8:99::"), via=a6("2001:db8:64::2"), metric=100,
+                          table=254),
+        "isatap": privreq(PRIV["isatap"], ifindex=5, token=tok),
+        "config-open": privreq(PRIV["config-open"]),
+        "ready": privreq(PRIV["ready"]),
+        "packet-tx-open": privreq(PRIV["packet-tx-open"]),
+        "ring-open-41": privreq(PRIV["ring-open"], proto=41),
+        "icmp6-dev-open": privreq(PRIV["icmp6-dev-open"], ifindex=5),
+        "bad-name": privreq(PRIV["tun-open"], name=b"../x"),
+        "short": privreq(PRIV["link-up"], ifindex=5)[:40],
     }
 
 def main():

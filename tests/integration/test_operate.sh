@@ -149,14 +149,16 @@ check "sandbox: ... an address on lo" grep -q '^  monitor: an address on ifindex
 check "sandbox: ... a malformed request" grep -q '^  monitor: a malformed request.* refused (Invalid argument)' <<<"$out"
 check "... and logs it" grep -q 'monitor: a malformed request refused (wrong size)' "$(log_of "$PID_A")"
 # Sockets the configuration does not ask for (src/priv/monitor.c, grant).
-check "sandbox: the monitor refuses an AF_PACKET socket without -T packet or -R ring" \
+check "sandbox: the monitor refuses an AF_PACKET socket without -T packet" \
 	grep -q '^  monitor: an AF_PACKET socket.* refused (Operation not permitted)' <<<"$out"
-check "... and says why" grep -q 'monitor: packet-open refused: sitd runs without -T packet and -R ring' "$(log_of "$PID_A")"
+check "... and says why" grep -q 'monitor: packet-tx-open refused: sitd runs without -T packet' "$(log_of "$PID_A")"
 check "sandbox: ... a UDP socket on port 53, no stanza's encap-dport" \
 	grep -q '^  monitor: a UDP socket on port 53.* refused (Operation not permitted)' <<<"$out"
 check "... which stays free" bash -c "! ip netns exec $NS_A ss -Hlun | grep -q ':53 '"
 check "sandbox: ... an ICMPv6 socket with no ISATAP stanza" \
 	grep -q '^  monitor: an ICMPv6 socket.* refused (Operation not permitted)' <<<"$out"
+check "... on sitd's own device, which is not ISATAP" \
+	grep -q 'monitor: icmp6-dev-open refused: not an ISATAP device sitd opened' "$(log_of "$PID_A")"
 check "sandbox: ... raw send sockets past the cap" \
 	grep -q '^  monitor: raw send sockets past the cap.* refused (Operation not permitted, after [0-9]' <<<"$out"
 check "... logged once" test "$(grep -c 'raw-send-open refused: .* granted, as many as the configuration needs' "$(log_of "$PID_A")")" = 1

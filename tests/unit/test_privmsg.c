@@ -74,10 +74,8 @@ static struct priv_req valid(enum priv_type t)
 		memcpy(r.token + 12, doc4, 4);
 		break;
 	case PRIV_RAW_SEND_OPEN:
-	case PRIV_ICMP6_OPEN:
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
-	case PRIV_PACKET_OPEN:
 	case PRIV_PACKET_TX_OPEN:
 		break;
 	}
@@ -231,6 +229,20 @@ static void test_locked(void **state)
 	assert_string_equal(priv_type_name(PRIV_RING_OPEN), "ring-open");
 }
 
+/*
+ * The unlocked AF_PACKET socket and the unbound ICMPv6 socket are no requests any more:
+ * the daemon asks for the locked ones only, so nothing else may be granted.
+ */
+static void test_unlocked_gone(void **state)
+{
+	(void)state;
+	for (unsigned t = PRIV_TUN_OPEN; t <= PRIV_TYPE_MAX; t++) {
+		assert_string_not_equal(priv_type_name(t), "packet-open");
+		assert_string_not_equal(priv_type_name(t), "icmp6-open");
+	}
+	assert_int_equal(PRIV_TYPE_MAX, 15);
+}
+
 static void test_prefixes_and_routes(void **state)
 {
 	struct priv_req r;
@@ -278,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_locked),
+		cmocka_unit_test(test_unlocked_gone),
 		cmocka_unit_test(test_prefixes_and_routes),
 		cmocka_unit_test(test_token),
 	};
