@@ -42,6 +42,10 @@ enum {
 	UDP_TX_MAX = 8,		/* encap-sport auto: send sockets, one picked per inner flow */
 	UDP_MAX_SEGS = 64,	/* UDP_MAX_SEGMENTS before 1382e3b6a350 */
 	PATH_REQS = 64,		/* remote any: path MTU reads a worker may have asked for */
+	PATH_LOG_PER_SEC = 5,	/* path MTU lines (an ICMP error can cause one), a second */
+	PATH_LOG_BURST = 10,
+	PATH_RECENT = 256,	/* remote any: destinations read lately, hashed (path.c) */
+	PATH_LOOKUPS_PER_SEC = 256,	/* what the workers' asks may cost, a second */
 };
 
 /* What an epoll event is about: the low bits of its data, the rest a pointer. */

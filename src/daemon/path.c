@@ -10,10 +10,71 @@
 #include <unistd.h>
 
 #include "daemon/internal.h"
+#include "os/clock.h"
 #include "os/log.h"
 #include "os/nl.h"
 #include "os/sock.h"
 #include "os/tun.h"
+
+/*
+ * What the network can trigger is bounded (a forged Fragmentation Needed names any
+ * destination): the path MTU lines, a few a second, then how many were left out; the
+ * reads asked from the packet path, once a second per destination and PATH_LOOKUPS_PER_SEC
+ * in all.  The control thread's alone.
+ */
+static struct {
+	struct sitd_ratelimit log, lookups;
+	unsigned suppressed;
+	bool ready;
+	struct {
+		const struct tunnel *t;
+		uint32_t dst;
+		uint64_t at;
+	} recent[PATH_RECENT];
+} lim;
+
+static void lim_init(void)
+{
+	if (lim.ready)
+		return;
+	rl_init(&lim.log, PATH_LOG_PER_SEC, PATH_LOG_BURST);
+	rl_init(&lim.lookups, PATH_LOOKUPS_PER_SEC, PATH_LOOKUPS_PER_SEC);
+	lim.ready = true;
+}
+
+/* May a path MTU line be logged now?  The first after a pause says how many were not. */
+static bool path_log_allow(void)
+{
+	lim_init();
+	if (!rl_allow(&lim.log, now_ns())) {
+		lim.suppressed++;
+		return false;
+	}
+	if (lim.suppressed)
+		log_info("%u path MTU lines suppressed", lim.suppressed);
+	lim.suppressed = 0;
+	return true;
+}
+
+/* A worker asked to read t's path MTU toward dst: not when it was read in the last second,
+ * nor beyond the budget (the next error asks again; path_tick reads the cached ones). */
+static bool path_lookup_allow(const struct tunnel *t, uint32_t dst)
+{
+	uint64_t now = now_ns();
+	uint32_t h = (dst * 2654435761u) ^ (uint32_t)((uintptr_t)t >> 4);
+	unsigned k = (h ^ (h >> 16)) % PATH_RECENT;
+
+	lim_init();
+	if (lim.recent[k].t == t && lim.recent[k].dst == dst && lim.recent[k].at &&
+	    now - lim.recent[k].at < 1000000000ull)
+		return false;
+	if (!rl_allow(&lim.lookups, now))
+		return false;
+	lim.recent[k].t = t;
+	lim.recent[k].dst = dst;
+	lim.recent[k].at = now ? now : 1;
+	return true;
+}
 
 uint32_t path_mtu_get(const struct tunnel *t)
 {
@@ -30,7 +91,8 @@ void path_mtu_refresh(struct tunnel *t)
 
 	if (mtu && mtu != path_mtu_get(t)) {
 		WRITE_ONCE(t->path_mtu, mtu);
-		log_info("%s: path MTU to remote is %u", t->conf.name, mtu);
+		if (path_log_allow())
+			log_info("%s: path MTU to remote is %u", t->conf.name, mtu);
 	}
 }
 
@@ -40,7 +102,8 @@ void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst)
 
 	if (mtu && mtu != sitd_pmtu_cache_get(t->pcache, dst)) {
 		sitd_pmtu_cache_put(t->pcache, dst, mtu);
-		log_info("%s: path MTU to %u.%u.%u.%u is %u", t->conf.name, dst >> 24, (dst >> 16) & 0xff,
+		if (path_log_allow())
+			log_info("%s: path MTU to %u.%u.%u.%u is %u", t->conf.name, dst >> 24, (dst >> 16) & 0xff,
 			 (dst >> 8) & 0xff, dst & 0xff, mtu);
 	}
 }
@@ -183,7 +246,7 @@ void path_drain(struct sitd_daemon *d)
 			struct path_req r = w->preq[tail % PATH_REQS];
 
 			/* A tunnel removed since: its entry goes unread (freed only after this). */
-			if (running(d, r.t))
+			if (running(d, r.t) && path_lookup_allow(r.t, r.dst))
 				path_mtu_refresh_dst(r.t, r.dst);
 		}
 		store_release(w->preq_tail, head);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stubs of what path.c calls below it, for test_path.c: the path MTU the kernel reports
- * (pmtu_query, from stub_path_mtu, counted), no route or neighbour for -T packet, no log.
+ * (pmtu_query, from stub_path_mtu, counted), no route or neighbour for -T packet, the
+ * clock the test sets, log lines counted.
  */
 #include <stdint.h>
 
+#include "os/clock.h"
 #include "os/log.h"
 #include "os/nl.h"
 #include "os/sock.h"
@@ -54,7 +56,13 @@ int link_get_ether(const char *name, uint8_t mac[6])
 	return -1;
 }
 
+uint64_t now_ns(void)
+{
+	return stub_path.now;
+}
+
 void log_info(const char *fmt, ...)
 {
 	(void)fmt;
+	stub_path.logs++;
 }

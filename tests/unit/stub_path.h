@@ -9,6 +9,8 @@ struct stub_path {
 	uint32_t mtu;		/* what pmtu_query answers */
 	unsigned queries;
 	uint32_t last_dst;
+	uint64_t now;		/* what now_ns answers */
+	unsigned logs;		/* log_info lines */
 };
 
 extern struct stub_path stub_path;

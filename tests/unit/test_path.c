@@ -4,7 +4,9 @@
  * thread (path_drain), behind a stub of pmtu_query (stub_path.c): a worker never reads
  * the path MTU itself; it wakes the control thread once until drained; a fixed remote is
  * read once however often asked; remote any reads each destination asked into the
- * tunnel's cache; a tunnel removed meanwhile is not read; a full ring drops the rest.
+ * tunnel's cache; a tunnel removed meanwhile is not read; a full ring drops the rest;
+ * what forged errors can cost is bounded: one read per destination a second, a budget of
+ * reads, a few log lines.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,11 +32,16 @@ static struct tunnel *ts[3];
 static struct tunnel fixed, any, gone;
 static struct sitd_pmtu_cache cache, cache2;
 
+static uint64_t clock_ns = 1000000000ull;
+
 static int setup(void **state)
 {
 	(void)state;
 	memset(&d, 0, sizeof(d));
 	memset(&stub_path, 0, sizeof(stub_path));
+	/* Each test a minute after the last: path.c's limits start afresh. */
+	clock_ns += 60000000000ull;
+	stub_path.now = clock_ns;
 	memset(&fixed, 0, sizeof(fixed));
 	memset(&any, 0, sizeof(any));
 	memset(&gone, 0, sizeof(gone));
@@ -140,6 +147,49 @@ static void test_full_ring_drops(void **state)
 	assert_int_equal(stub_path.queries, PATH_REQS + 1);
 }
 
+static void test_one_read_per_destination_a_second(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		path_mtu_stale(w, &any, DST_A);
+		path_drain(&d);
+	}
+	assert_int_equal(stub_path.queries, 1);	/* however many errors name it */
+	stub_path.now += 500000000ull;
+	path_mtu_stale(w, &any, DST_A);
+	path_drain(&d);
+	assert_int_equal(stub_path.queries, 1);
+	path_mtu_stale(w, &any, DST_B);		/* another destination: read */
+	path_drain(&d);
+	assert_int_equal(stub_path.queries, 2);
+	stub_path.now += 600000000ull;		/* a second since DST_A's read */
+	path_mtu_stale(w, &any, DST_A);
+	path_drain(&d);
+	assert_int_equal(stub_path.queries, 3);
+}
+
+/* 2000 forged errors, each for a new destination, in one instant. */
+static void test_forged_errors_bounded(void **state)
+{
+	(void)state;
+	for (uint32_t i = 0; i < 2000; i++) {
+		path_mtu_stale(w, &any, 0xcb007100u + i);
+		if (i % PATH_REQS == PATH_REQS - 1)
+			path_drain(&d);
+	}
+	path_drain(&d);
+	assert_int_equal(stub_path.queries, PATH_LOOKUPS_PER_SEC);
+	assert_true(stub_path.logs <= PATH_LOG_BURST);
+	/* A second later: reads again, and one line says how many were left out. */
+	stub_path.now += 1000000000ull;
+	stub_path.logs = 0;
+	stub_path.mtu = 1300;
+	path_mtu_stale(w, &any, DST_A);
+	path_drain(&d);
+	assert_int_equal(stub_path.queries, PATH_LOOKUPS_PER_SEC + 1);
+	assert_int_equal(stub_path.logs, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +198,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_remote_any_each_destination, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_removed_tunnel_not_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring_drops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_read_per_destination_a_second, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_forged_errors_bounded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
