@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Least grant, from outside (issue 20): the packet process holds exactly the sockets its
+# configuration needs, read from /proc/PID/fd against the kernel's tables
+# (/proc/PID/net/{packet,raw,raw6,udp,udp6}, by inode), with no cooperation from sitd; and
+# 500 forged Fragmentation Needed, each for a new destination of a remote-any tunnel, give
+# a bounded number of log lines, and the daemon carries traffic after.
+#
+# Every sitd here runs with -w 2: two workers, so two raw send sockets (protocol 255).
+. "$(dirname "$0")/lib.sh"
+require_root ping python3
+
+# sockets PID: one line per socket of the packet process, "TABLE PROTO-OR-PORT", sorted;
+# for packet its protocol (hex ethertype), raw and raw6 their protocol, udp its port.
+sockets() {
+	local pp inode
+	pp=$(packet_pid "$1")
+	for inode in $(find /proc/"$pp"/fd -lname 'socket:*' -printf '%l\n' | tr -dc '0-9\n'); do
+		awk -v i="$inode" '$9 == i { print "packet " $4 }' /proc/"$pp"/net/packet
+		for t in raw raw6 udp udp6; do
+			awk -v i="$inode" -v t=$t 'NR > 1 && $10 == i { split($2, a, ":"); print t " " a[2] }' \
+				/proc/"$pp"/net/$t | while read -r tab hex; do echo "$tab $((16#$hex))"; done
+		done
+	done | sort | uniq -c | awk '{ print $2 " " $3 " x" $1 }' | paste -sd,
+}
+
+# A plain sit tunnel: protocol 41 received, two raw send sockets; no AF_PACKET, no ICMPv6,
+# no UDP.
+setup_pair
+SITD_OPTS="-w 2" setup_tunnel sit
+expect_eq "sit: raw 41 to receive, raw 255 per worker to send, nothing else" \
+	"$(sockets "$PID_A")" "raw 255 x2,raw 41 x1"
+teardown
+
+# FOU: the port's socket (5555) and encap-sport auto's eight send sockets; no raw 41.
+setup_pair
+SITD_OPTS="-w 2" setup_tunnel sit encap fou encap-dport 5555
+got=$(sockets "$PID_A")
+expect_eq "fou: raw 255 per worker, no raw 41, no AF_PACKET" "$(tr , '\n' <<<"$got" | grep -v '^udp ' | paste -sd,)" "raw 255 x2"
+expect_eq "... UDP on port 5555, once" "$(tr , '\n' <<<"$got" | grep '^udp 5555 ')" "udp 5555 x1"
+expect_eq "... and eight send sockets on ports of the kernel's" \
+	"$(tr , '\n' <<<"$got" | grep '^udp ' | grep -v '^udp 5555 ' | awk '{ n += substr($3, 2) } END { print n }')" 8
+teardown
+
+# -T packet -R ring: an AF_PACKET send socket per worker (protocol 0: it takes nothing),
+# one ring bound to IPv4 (0800) for protocol 41.
+setup_pair
+SITD_OPTS="-w 2 -T packet -R ring" setup_tunnel sit
+expect_eq "-T packet -R ring: AF_PACKET for sending per worker and one ring" \
+	"$(sockets "$PID_A")" "packet 0000 x2,packet 0800 x1,raw 255 x2,raw 41 x1"
+check "... and it carries traffic" na ping -6 -c 2 -i 0.2 -W 2 -q -s 1000 $B6
+teardown
+
+# ISATAP: one ICMPv6 socket (protocol 58) for its solicitations, bound to its device.
+setup_pair
+start_sitd "$NS_A" isatap-a -w 2 isatap0 mode isatap local $A4 prl-default $B4
+PID_A=$LAST_PID
+expect_eq "isatap: + one raw6 ICMPv6" "$(sockets "$PID_A")" "raw 255 x2,raw 41 x1,raw6 58 x1"
+if ss -A raw -w >/dev/null 2>&1 && [ -n "$(na ss -Hw -A raw -p 2>/dev/null | grep ipv6-icmp)" ]; then
+	check "... bound to isatap0" bash -c "ip netns exec $NS_A ss -Hw -A raw -p | grep ipv6-icmp | grep -q '%isatap0'"
+fi
+teardown
+
+# 500 forged Fragmentation Needed, from B to A, each about an outer packet from A's local to
+# another destination of A's remote-any tunnel (203.0.113.0/24, 198.51.100.0/24, routed
+# through B so that the kernel learns each path MTU and sitd reads it back).
+setup_pair
+start_sitd "$NS_A" sitd-a -w 2 -c <(printf 'tunnel sit1 mode sit remote %s local %s\ntunnel any0 mode sit remote any local %s\n' $B4 $A4 $A4)
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b -w 2 sit1 mode sit remote $A4 local $B4
+PID_B=$LAST_PID
+tun_up "$NS_A" sit1 $A6
+tun_up "$NS_B" sit1 $B6
+na ip link set any0 up	# a tunnel that is down takes nothing, errors neither
+na ip route add 203.0.113.0/24 via $B4
+na ip route add 198.51.100.0/24 via $B4
+check "before: sit1 carries traffic" na ping -6 -c 1 -W 2 -q $B6
+nb python3 - $B4 $A4 <<'EOF'
+import socket, struct, sys
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+src, local = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+dsts = ["203.0.113.%d" % i for i in range(1, 255)] + ["198.51.100.%d" % i for i in range(3, 249)]
+for d in dsts[:500]:
+    # The quoted outer header (local -> d, protocol 41, DF) and its inner IPv6 header.
+    q = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 1500, 0, 0x4000, 64, 41, 0,
+                    socket.inet_aton(local), socket.inet_aton(d))
+    q = q[:10] + struct.pack("!H", csum(q)) + q[12:]
+    q += struct.pack("!IHBB", 6 << 28, 1440, 58, 64) + socket.inet_pton(socket.AF_INET6, "2001:db8:1::1") \
+        + socket.inet_pton(socket.AF_INET6, "2001:db8:77::1")
+    icmp = struct.pack("!BBHHH", 3, 4, 0, 0, 1400) + q
+    icmp = icmp[:2] + struct.pack("!H", csum(icmp)) + icmp[4:]
+    s.sendto(icmp, (local, 0))
+EOF
+sleep 2
+n=$(grep -c 'path MTU to ' "$(log_of "$PID_A")")
+echo "# 500 forged errors: $n path MTU lines"
+check "500 forged Fragmentation Needed: at most 20 path MTU lines ($n)" test "$n" -le 20
+check "... which sitd received: err_frag_needed 500" test "$(ctr "$PID_A" err_frag_needed)" -ge 400
+check "... and the first ones logged" test "$n" -ge 1
+check "... and sitd carries traffic after" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+teardown
+finish
