@@ -104,9 +104,11 @@ struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum o
 			return NULL;
 		}
 		if (!o->tx_set) {
-			if (udp_tx_setup(o->fd, c->pmtudisc ? IP_PMTUDISC_PROBE : IP_PMTUDISC_DONT,
-					 c->encap_csum) < 0) {
-				log_warn("%s: cannot set up port %u for sending", c->name, o->port);
+			int r = udp_tx_setup(o->fd, c->pmtudisc ? IP_PMTUDISC_PROBE : IP_PMTUDISC_DONT,
+					     c->encap_csum);
+
+			if (r < 0) {
+				log_warn_errno(-r, "%s: cannot set up port %u for sending", c->name, o->port);
 				outer_put(d, o, closing);
 				return NULL;
 			}
@@ -258,6 +260,7 @@ static int raw_filter(struct outer *o, const struct outer_ring *r)
 	static struct sock_filter ring[SITD_BPF_MAX], raw[SITD_BPF_MAX];
 	struct sock_filter all = BPF_STMT(BPF_RET | BPF_K, SITD_BPF_ACCEPT);
 	uint8_t proto = o->kind == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	int e;
 	unsigned nw = 0;
 	char what[32];
 
@@ -265,8 +268,9 @@ static int raw_filter(struct outer *o, const struct outer_ring *r)
 	 * nothing (monitor.c ring_locked), and the raw socket everything. */
 	if (r && sitd_bpf_ring(ring, SITD_BPF_MAX, proto, r->locals, r->nlocals))
 		nw = sitd_bpf_raw(raw, SITD_BPF_MAX, r->locals, r->nlocals);
-	if (sock_filter_set(o->fd, nw ? raw : &all, nw ? nw : 1) < 0) {
-		log_warn("%s: cannot set the raw socket's filter", outer_name(o, what, sizeof(what)));
+	if ((e = sock_filter_set(o->fd, nw ? raw : &all, nw ? nw : 1)) < 0) {
+		log_warn_errno(-e, "%s: cannot set the raw socket's filter",
+			       outer_name(o, what, sizeof(what)));
 		return -1;
 	}
 	return nw != 0;

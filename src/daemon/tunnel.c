@@ -27,13 +27,15 @@
  */
 static void tunnel_close(struct tunnel *t, bool delete)
 {
+	int e;
+
 	if (t->icmp6_fd >= 0)
 		close(t->icmp6_fd);
 	for (unsigned i = 0; i < t->n_udp_tx; i++)
 		if (!t->path[0] || t->udp_tx_fd[i] != t->path[0]->fd)
 			close(t->udp_tx_fd[i]);
-	if (t->tun_fd >= 0 && delete && tun_delete(t->tun_fd) < 0)
-		log_warn("%s: cannot remove the device", t->conf.name);
+	if (t->tun_fd >= 0 && delete && (e = tun_delete(t->tun_fd)) < 0)
+		log_warn_errno(-e, "%s: cannot remove the device", t->conf.name);
 	else if (t->tun_fd >= 0 && !delete)
 		close(t->tun_fd);
 	free(t->addrs6);

@@ -93,18 +93,18 @@ int sock_filter_set(int fd, struct sock_filter *f, unsigned n)
 {
 	struct sock_fprog prog = { .len = (unsigned short)n, .filter = f };
 
-	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ? -errno : 0;
 }
 
-/* Attach f and lock it (SO_LOCK_FILTER): whoever holds fd can no longer change it. */
+/* Attach f and lock it (SO_LOCK_FILTER): whoever holds fd can no longer change it.
+ * 0 or -errno. */
 static int filter_lock(int fd, struct sock_filter *f, unsigned n)
 {
-	int on = 1;
+	int on = 1, r = sock_filter_set(fd, f, n);
 
-	if (sock_filter_set(fd, f, n) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_LOCK_FILTER, &on, sizeof(on)) < 0)
-		return -1;
-	return 0;
+	if (r < 0)
+		return r;
+	return setsockopt(fd, SOL_SOCKET, SO_LOCK_FILTER, &on, sizeof(on)) < 0 ? -errno : 0;
 }
 
 int packet_tx_open(void)
@@ -116,7 +116,7 @@ int packet_tx_open(void)
 	if (fd < 0)
 		return fd;
 	if (filter_lock(fd, &none, 1) < 0)
-		return close_errno(fd);
+		return close_errno(fd);	/* errno is still the failed call's */
 	return fd;
 }
 
@@ -131,7 +131,7 @@ static int ring_config(int fd)
 
 	if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
-		return -1;
+		return -errno;
 	return 0;
 }
 
@@ -156,29 +156,6 @@ int ring_map(int fd, uint8_t **map)
 
 	if (m == MAP_FAILED)
 		return -errno;
-	*map = m;
-	return 0;
-}
-
-int ring_setup(int fd, uint8_t **map)
-{
-	struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP) };
-	void *m;
-
-	if (sock_filter_set(fd, &none, 1) < 0 || ring_config(fd) < 0)
-		return -1;
-	m = mmap(NULL, (size_t)RING_BLOCK * RING_BLOCKS, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	/* Bound to IPv4 on every device (ifindex 0) only now, with the filter in place. */
-	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		int e = errno;
-
-		munmap(m, (size_t)RING_BLOCK * RING_BLOCKS);
-		errno = e;
-		return -1;
-	}
 	*map = m;
 	return 0;
 }
@@ -265,7 +242,7 @@ int udp_tx_setup(int fd, int pmtudisc_mode, int csum)
 
 	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtudisc_mode, sizeof(pmtudisc_mode)) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &nocheck, sizeof(nocheck)) < 0)
-		return -1;
+		return -errno;
 	return 0;
 }
 

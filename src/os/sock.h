@@ -21,20 +21,15 @@ int raw_send_open(void);
 /* AF_PACKET for sending whole Ethernet frames, past the qdisc: the fd, or -errno. */
 int packet_open(void);
 
-/*
- * -R ring: make fd (from packet_open) a TPACKET_V3 receive ring of IPv4 packets from
- * every device, mapped at *map (RING_BLOCKS blocks of RING_BLOCK bytes), taking nothing
- * until a filter is attached (ring_filter), each packet after the kernel's virtio_net_hdr
- * (packet_open set PACKET_VNET_HDR).  0, or -1 with errno set.
- */
+/* -R ring: a TPACKET_V3 receive ring of RING_BLOCKS blocks of RING_BLOCK bytes, each
+ * packet after the kernel's virtio_net_hdr (packet_open sets PACKET_VNET_HDR). */
 enum { RING_BLOCK = 256 << 10, RING_BLOCKS = 16, RING_TIMEOUT_MS = 1 };
-int ring_setup(int fd, uint8_t **map);
 
 /*
  * What the monitor hands out locked (SO_LOCK_FILTER), so that the packet process cannot
  * widen it: packet_tx_open() as packet_open() with a drop-everything filter (a bind to
- * ETH_P_ALL or PACKET_ADD_MEMBERSHIP then gains nothing); ring_locked_open() a ring as
- * ring_setup() makes it, with f attached, bound to IPv4 on every device, for the holder
+ * ETH_P_ALL or PACKET_ADD_MEMBERSHIP then gains nothing); ring_locked_open() a ring
+ * with f attached, bound to IPv4 on every device, for the holder
  * to map with ring_map().  The fd, or -errno; ring_map 0 or -errno.
  */
 struct sock_filter;
@@ -42,8 +37,7 @@ int packet_tx_open(void);
 int ring_locked_open(struct sock_filter *f, unsigned n);
 int ring_map(int fd, uint8_t **map);
 
-/* Attach a classic BPF program (bpf.h) to fd, replacing the one it had: 0, or -1 with
- * errno set. */
+/* Attach a classic BPF program (bpf.h) to fd, replacing the one it had: 0 or -errno. */
 int sock_filter_set(int fd, struct sock_filter *f, unsigned n);
 
 /* The current path MTU toward remote (from local, through dev), or 0 without a route. */
@@ -59,7 +53,7 @@ uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev);
 int udp_rx_open(uint16_t port);
 int udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
 /* The send options alone, for a receive socket that also sends (encap-sport = encap-dport):
- * 0, or -1 with errno set. */
+ * 0 or -errno. */
 int udp_tx_setup(int fd, int pmtudisc_mode, int csum);
 
 #endif

@@ -67,7 +67,7 @@ fail:
 int tun_delete(int fd)
 {
 	/* No longer persistent: the device goes with the last fd, now. */
-	int r = ioctl(fd, TUNSETPERSIST, 0);
+	int r = ioctl(fd, TUNSETPERSIST, 0) < 0 ? -errno : 0;
 
 	close(fd);
 	return r;

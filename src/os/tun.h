@@ -14,8 +14,8 @@
  */
 int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 
-/* Close a device's fd and remove the device (it is persistent until then): 0, or -1
- * with errno set. */
+/* Close a device's fd and remove the device (it is persistent until then): 0 or
+ * -errno. */
 int tun_delete(int fd);
 
 /* The device's MTU, or -errno. */

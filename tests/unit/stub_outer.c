@@ -67,7 +67,7 @@ int udp_tx_setup(int fd, int pmtudisc_mode, int csum)
 	(void)pmtudisc_mode;
 	(void)csum;
 	stub.tx_setups++;
-	return stub.fail_tx_setup ? -1 : 0;
+	return stub.fail_tx_setup ? -EIO : 0;
 }
 
 int worker_watch(struct sitd_daemon *d, unsigned i, int fd, uint32_t events, void *p,
@@ -106,6 +106,13 @@ void log_warn(const char *fmt, ...)
 
 void log_warnx(const char *fmt, ...)
 {
+	(void)fmt;
+	stub.warnings++;
+}
+
+void log_warn_errno(int err, const char *fmt, ...)
+{
+	(void)err;
 	(void)fmt;
 	stub.warnings++;
 }
