@@ -163,13 +163,19 @@ static inline uint8_t sitd_outer_proto(unsigned ip_version)
  * Device MTU bounds: at least the kernel's, 1280 for sit (IPV6_MIN_MTU) and 68 for ipip
  * (ip_tunnel_change_mtu); at most what one outer IPv4 packet can carry, 65535 minus the
  * encapsulation (the kernel's sit allows more, 65555, which no packet could use).
+ * Over IPv6 (ip6_tnl_change_mtu): at least 1280 for ip6ip6, 68 (ETH_MIN_MTU) for ipip6
+ * and any; at most what one outer IPv6 packet carries, 65535 bytes of payload with the
+ * encapsulation limit option and fou/gue in it (IP6_MAX_MTU 65575 minus the
+ * encapsulation), and for ipip6 the kernel's IP_MAX_MTU minus the headers, 65495.
  */
-unsigned sitd_mtu_min(enum sitd_mode m);
+unsigned sitd_mtu_min(const struct sitd_conf *c);
 unsigned sitd_mtu_max(const struct sitd_conf *c);
 
 /*
  * The device MTU when none is given, as ip_tunnel_bind_dev() picks it: the underlay's
- * MTU (the route to the remote) minus the encapsulation, kept within the bounds.
+ * MTU (the route to the remote) minus the encapsulation, kept within the bounds.  Over
+ * IPv6 as ip6_tnl_link_config(): minus 40, minus 8 more with the encapsulation limit
+ * option (1452 over 1500), and never below 1280 whatever the mode.
  */
 unsigned sitd_mtu_default(const struct sitd_conf *c, unsigned underlay_mtu);
 

@@ -65,7 +65,7 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	fixed = sitd_mtu_clamp(&t->conf, mtu);
 	if (fixed != mtu) {
 		log_warnx("%s: mtu %u is outside %u..%u for this mode; setting %u", t->conf.name, mtu,
-			  sitd_mtu_min(t->conf.mode), sitd_mtu_max(&t->conf), fixed);
+			  sitd_mtu_min(&t->conf), sitd_mtu_max(&t->conf), fixed);
 		e = ps_link_set_mtu(t->conf.name, fixed);
 		if (e < 0)
 			log_warnx("%s: cannot set mtu %u: %s", t->conf.name, fixed, strerror(-e));

@@ -678,10 +678,10 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			    c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
 	if (c->encap == SITD_ENCAP_NONE && (p->seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM)))
 		return fail(err, errlen, "encap-sport, encap-dport and encap-csum need \"encap fou\" or \"encap gue\"");
-	if (c->mtu && (c->mtu < sitd_mtu_min(c->mode) || c->mtu > sitd_mtu_max(c)))
+	if (c->mtu && (c->mtu < sitd_mtu_min(c) || c->mtu > sitd_mtu_max(c)))
 		return fail(err, errlen, "invalid \"mtu\" value %u: mode %s takes %u..%u", c->mtu,
 			    c->mode == SITD_MODE_IPIP ? "ipip" : c->mode == SITD_MODE_SIT ? "sit" : "any",
-			    sitd_mtu_min(c->mode), sitd_mtu_max(c));
+			    sitd_mtu_min(c), sitd_mtu_max(c));
 	return 0;
 }
 

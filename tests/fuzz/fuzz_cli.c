@@ -136,7 +136,7 @@ static void check_ok(const struct sitd_conf *c, size_t small)
 		CHECK((c->addrs[i].family == 6 && c->addrs[i].len <= 128) ||
 		      (c->addrs[i].family == 4 && c->addrs[i].len <= 32));
 	CHECK(c->local == 0 || unicast(c->local));
-	CHECK(c->mtu == 0 || (c->mtu >= sitd_mtu_min(c->mode) && c->mtu <= sitd_mtu_max(c)));
+	CHECK(c->mtu == 0 || (c->mtu >= sitd_mtu_min(c) && c->mtu <= sitd_mtu_max(c)));
 	CHECK(sitd_mtu_max(c) + sitd_encap_len(c) <= IP_MAX_LEN);
 	CHECK(c->encap == SITD_ENCAP_NONE || c->encap == SITD_ENCAP_FOU ||
 	      c->encap == SITD_ENCAP_GUE);
