@@ -120,12 +120,34 @@ static bool addr_is_unicast(uint32_t a)
 	return a != 0 && a != 0xffffffffu && !ip4_addr_is_multicast(a);
 }
 
+/*
+ * An IPv6 tunnel end ip6_tnl_get_cap() lets transmit and receive: unicast, not the
+ * loopback address; nor IPv4-mapped, which ipv6_addr_type() calls neither (and which a
+ * raw IPv6 socket would not put on an IPv6 wire).
+ */
+static bool addr6_is_unicast(const uint8_t *a)
+{
+	static const uint8_t loopback[16] = { [15] = 1 }, mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !ip6_addr_is_unspecified(a) && !ip6_addr_is_multicast(a) && memcmp(a, loopback, 16) &&
+	       memcmp(a, mapped, sizeof(mapped));
+}
+
+static bool addr6_is_linklocal(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
 enum seen {
 	SEEN_MODE = 1 << 0, SEEN_REMOTE = 1 << 1, SEEN_LOCAL = 1 << 2, SEEN_TTL = 1 << 3,
 	SEEN_TOS = 1 << 4, SEEN_PMTU = 1 << 5, SEEN_DEV = 1 << 6, SEEN_MTU = 1 << 7,
 	SEEN_ENCAP = 1 << 8, SEEN_SPORT = 1 << 9, SEEN_DPORT = 1 << 10, SEEN_CSUM = 1 << 11,
-	SEEN_REMCSUM = 1 << 12, SEEN_CSUM6 = 1 << 13,
+	SEEN_REMCSUM = 1 << 12, SEEN_CSUM6 = 1 << 13, SEEN_ELIM = 1 << 14, SEEN_FLOW = 1 << 15,
+	SEEN_DSCP = 1 << 16, SEEN_ALR = 1 << 17,
 };
+
+/* The underlay a keyword or mode is for: either, IPv4 only (sit, ipip), IPv6 only (ip6tnl). */
+enum fam { FAM_ANY = 0, FAM_4 = 4, FAM_6 = 6 };
 
 /* One parse: the words, where it is, and what the checks after the words need. */
 struct cli {
@@ -140,6 +162,17 @@ struct cli {
 	unsigned n6rd;			/* rdw[0..n6rd): "dev", NAME, then the 6rd words */
 	const char *rdw[10];
 	int remote_any, rd_at;		/* where "remote any" and the last 6rd word were */
+	/*
+	 * The underlay's family, known only once every word is read: that of the addresses
+	 * (remote_fam, local_fam: 0 for any or none), of the mode (mode_fam), and the first
+	 * word that only an IPv4 or an IPv6 underlay takes (at4, at6; -1: none).
+	 */
+	enum fam remote_fam, local_fam, mode_fam;
+	int remote_at, local_at, mode_at, at4, at6, encap_at;
+	/* tos as written, for an IPv6 underlay's traffic class (its inherit/XX is IPv4's only). */
+	int tos_at;
+	bool tos_inherit, tos_slash;
+	uint8_t tos_val;
 };
 
 /* The keyword's value, the next word: NULL with the error written when there is none. */
@@ -167,33 +200,54 @@ static int kw_mode(struct cli *p, const char *kw)
 	(void)kw;
 	if (!a)
 		return -1;
+	p->mode_at = p->i;
+	p->mode_fam = FAM_4;
 	if (!strcmp(a, "sit") || !strcmp(a, "ipv6/ip") || !strcmp(a, "ip6ip"))
 		c->mode = SITD_MODE_SIT;
 	else if (!strcmp(a, "ipip") || !strcmp(a, "ip/ip"))
 		c->mode = SITD_MODE_IPIP;
-	else if (!strcmp(a, "any"))
-		c->mode = SITD_MODE_ANY;
+	else if (!strcmp(a, "any"))	/* either underlay: the addresses say which */
+		c->mode = SITD_MODE_ANY, p->mode_fam = FAM_ANY;
 	else if (!strcmp(a, "isatap"))
 		c->mode = SITD_MODE_SIT, c->isatap = true;
+	/* ip -6 tunnel's (ip/ip6tunnel.c), each with the name `ip -6 tunnel show` prints. */
+	else if (!strcmp(a, "ip6ip6") || !strcmp(a, "ipv6/ipv6"))
+		c->mode = SITD_MODE_SIT, p->mode_fam = FAM_6;
+	else if (!strcmp(a, "ipip6") || !strcmp(a, "ip4ip6") || !strcmp(a, "ip/ipv6") ||
+		 !strcmp(a, "ipv4/ipv6"))
+		c->mode = SITD_MODE_IPIP, p->mode_fam = FAM_6;
+	else if (!strcmp(a, "any/ipv6"))
+		c->mode = SITD_MODE_ANY, p->mode_fam = FAM_6;
 	else
 		return fail(p->err, p->errlen,
-			    "unknown tunnel mode \"%s\": expected sit, ipip, any or isatap", a);
+			    "unknown tunnel mode \"%s\": expected sit, ipip, any, isatap, ip6ip6 or ipip6", a);
 	return 0;
 }
 
 static int kw_remote(struct cli *p, const char *kw)
 {
 	const char *a = cli_value(p);
+	uint8_t a6[16];
 
 	(void)kw;
 	if (!a)
 		return -1;
+	p->remote_at = p->i;
 	if (!strcmp(a, "any")) {
 		/* NBMA: 6to4 / 6rd, each packet's remote from its destination. */
 		p->c->remote = 0;
 		p->remote_any = p->i;
 		return 0;
 	}
+	if (inet_pton(AF_INET6, a, a6) == 1) {
+		memcpy(p->c->remote6, a6, sizeof(a6));
+		p->remote_fam = FAM_6;
+		if (!addr6_is_unicast(p->c->remote6))
+			return fail(p->err, p->errlen,
+				    "invalid \"remote\" address \"%s\": expected a unicast IPv6 address", a);
+		return 0;
+	}
+	p->remote_fam = FAM_4;
 	if (!parse_addr4(a, &p->c->remote) || !addr_is_unicast(p->c->remote))
 		return fail(p->err, p->errlen,
 			    "invalid \"remote\" address \"%s\": expected a unicast IPv4 address", a);
@@ -203,13 +257,24 @@ static int kw_remote(struct cli *p, const char *kw)
 static int kw_local(struct cli *p, const char *kw)
 {
 	const char *a = cli_value(p);
+	uint8_t a6[16];
 
 	(void)kw;
 	if (!a)
 		return -1;
+	p->local_at = p->i;
 	if (!strcmp(a, "any"))
-		p->c->local = 0;
-	else if (!parse_addr4(a, &p->c->local) || !addr_is_unicast(p->c->local))
+		return 0;
+	if (inet_pton(AF_INET6, a, a6) == 1) {
+		memcpy(p->c->local6, a6, sizeof(a6));
+		p->local_fam = FAM_6;
+		if (!addr6_is_unicast(a6))
+			return fail(p->err, p->errlen,
+				    "invalid \"local\" address \"%s\": expected a unicast IPv6 address or any", a);
+		return 0;
+	}
+	p->local_fam = FAM_4;
+	if (!parse_addr4(a, &p->c->local) || !addr_is_unicast(p->c->local))
 		return fail(p->err, p->errlen,
 			    "invalid \"local\" address \"%s\": expected a unicast IPv4 address or any", a);
 	return 0;
@@ -239,9 +304,12 @@ static int kw_tos(struct cli *p, const char *kw)
 
 	if (!a)
 		return -1;
+	p->tos_at = p->i;
 	p->c->tos = 0;
 	if (!strncmp(val, "inherit", 7) && (val[7] == '\0' || val[7] == '/')) {
 		p->c->tos = SITD_TOS_INHERIT;
+		p->tos_inherit = true;
+		p->tos_slash = val[7] != '\0';
 		val = val[7] ? val + 8 : NULL;
 	}
 	if (val) {
@@ -250,6 +318,7 @@ static int kw_tos(struct cli *p, const char *kw)
 				    "invalid \"%s\" value \"%s\": expected 00..ff, inherit or inherit/00..ff",
 				    kw, a);
 		p->c->tos |= (uint8_t)v;
+		p->tos_val = (uint8_t)v;
 	}
 	return 0;
 }
@@ -275,6 +344,7 @@ static int kw_encap(struct cli *p, const char *kw)
 	(void)kw;
 	if (!a)
 		return -1;
+	p->encap_at = p->i;
 	if (!strcmp(a, "fou"))
 		p->c->encap = SITD_ENCAP_FOU;
 	else if (!strcmp(a, "gue"))
@@ -352,6 +422,66 @@ static int kw_nogro(struct cli *p, const char *kw)
 {
 	(void)kw;
 	p->c->nogro = true;
+	return 0;
+}
+
+/* ip -6 tunnel's words (ip/ip6tunnel.c), each an ip6_tnl_parm field (conf.h). */
+
+/* encaplimit none|0..255: RFC 2473 4.1.1's option, or none at all (IP6_TNL_F_IGN_ENCAP_LIMIT). */
+static int kw_encaplimit(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	unsigned long v;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (!strcmp(a, "none")) {
+		p->c->encap_limit_none = true;
+		p->c->encap_limit = SITD_ENCAP_LIMIT_DEFAULT;	/* as ip6_tnl_parm_init left it */
+	} else if (parse_uint(a, 0, 255, &v)) {
+		p->c->encap_limit = (uint8_t)v;
+	} else {
+		return fail(p->err, p->errlen, "invalid \"encaplimit\" value \"%s\": expected none or 0..255", a);
+	}
+	return 0;
+}
+
+/* flowlabel inherit|0x0..0xfffff: hex, as get_u32(..., 16); 20 bits (RFC 6437). */
+static int kw_flowlabel(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	unsigned long v;
+
+	if (!a)
+		return -1;
+	if (!strcmp(a, "inherit"))
+		p->c->flowlabel_inherit = true;
+	else if (parse_uint(a, 16, 0xfffff, &v))
+		p->c->flowlabel = (uint32_t)v;
+	else
+		return fail(p->err, p->errlen, "invalid \"%s\" value \"%s\": expected 0x0..0xfffff or inherit",
+			    kw, a);
+	return 0;
+}
+
+/* dscp inherit: the outer DSCP copied into the inner packet on receive (IP6_TNL_F_RCV_DSCP_COPY). */
+static int kw_dscp(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (strcmp(a, "inherit"))
+		return fail(p->err, p->errlen, "invalid \"dscp\" value \"%s\": expected inherit", a);
+	p->c->dscp_inherit = true;
+	return 0;
+}
+
+static int kw_allow_localremote(struct cli *p, const char *kw)
+{
+	p->c->allow_localremote = kw[0] == 'a';	/* allow-localremote, noallow-localremote */
 	return 0;
 }
 
@@ -530,45 +660,54 @@ static int kw_help(struct cli *p, const char *kw)
 }
 
 /*
- * The `ip tunnel` keywords (cli.h).  once: a bit of enum seen, set by the first of the
- * keywords sharing it; another is refused ("given twice"), as ip(8) does for these; 0:
- * the keyword may repeat.  Words and aliases match exactly, never as prefixes.
+ * The `ip tunnel` and `ip -6 tunnel` keywords (cli.h).  once: a bit of enum seen, set by
+ * the first of the keywords sharing it; another is refused ("given twice"), as ip(8) does
+ * for these; 0: the keyword may repeat.  only: the underlay the keyword is for, checked
+ * once the addresses have said which it is.  Words and aliases match exactly, never as
+ * prefixes.
  */
 static const struct cli_keyword {
 	const char *word;
 	const char *alias[2];
 	unsigned once;
 	int (*parse)(struct cli *p, const char *kw);
+	enum fam only;			/* the underlay it is for (FAM_ANY: either) */
 } cli_keywords[] = {
-	{ "mode", { NULL }, SEEN_MODE, kw_mode },
-	{ "remote", { NULL }, SEEN_REMOTE, kw_remote },
-	{ "local", { NULL }, SEEN_LOCAL, kw_local },
-	{ "ttl", { "hoplimit", "hlim" }, SEEN_TTL, kw_ttl },
-	{ "tos", { "tclass", "dsfield" }, SEEN_TOS, kw_tos },
-	{ "pmtudisc", { NULL }, SEEN_PMTU, kw_pmtudisc },
-	{ "nopmtudisc", { NULL }, SEEN_PMTU, kw_nopmtudisc },
-	{ "encap", { NULL }, SEEN_ENCAP, kw_encap },
-	{ "encap-sport", { NULL }, SEEN_SPORT, kw_encap_sport },
-	{ "encap-dport", { NULL }, SEEN_DPORT, kw_encap_dport },
-	{ "encap-csum", { NULL }, SEEN_CSUM, kw_encap_csum },
-	{ "noencap-csum", { NULL }, SEEN_CSUM, kw_noencap_csum },
-	{ "encap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored },
-	{ "noencap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored },
-	{ "encap-remcsum", { NULL }, SEEN_REMCSUM, kw_encap_remcsum },
-	{ "noencap-remcsum", { NULL }, SEEN_REMCSUM, kw_ignored },
-	{ "nogso", { NULL }, 0, kw_nogso },
-	{ "nogro", { NULL }, 0, kw_nogro },
-	{ "dev", { NULL }, SEEN_DEV, kw_dev },
-	{ "6rd-prefix", { NULL }, 0, kw_6rd },
-	{ "6rd-relay_prefix", { NULL }, 0, kw_6rd },
-	{ "6rd-reset", { NULL }, 0, kw_6rd },
-	{ "prl-default", { NULL }, 0, kw_prl },
-	{ "prl-nodefault", { NULL }, 0, kw_prl },
-	{ "address", { NULL }, 0, kw_address },
-	{ "route", { NULL }, 0, kw_route },
-	{ "mtu", { NULL }, SEEN_MTU, kw_mtu },
-	{ "name", { NULL }, 0, kw_name },
-	{ "help", { NULL }, 0, kw_help },
+	{ "mode", { NULL }, SEEN_MODE, kw_mode, FAM_ANY },
+	{ "remote", { NULL }, SEEN_REMOTE, kw_remote, FAM_ANY },
+	{ "local", { NULL }, SEEN_LOCAL, kw_local, FAM_ANY },
+	{ "ttl", { "hoplimit", "hlim" }, SEEN_TTL, kw_ttl, FAM_ANY },
+	{ "tos", { "tclass", "dsfield" }, SEEN_TOS, kw_tos, FAM_ANY },
+	{ "tc", { NULL }, SEEN_TOS, kw_tos, FAM_6 },
+	{ "pmtudisc", { NULL }, SEEN_PMTU, kw_pmtudisc, FAM_4 },
+	{ "nopmtudisc", { NULL }, SEEN_PMTU, kw_nopmtudisc, FAM_4 },
+	{ "encaplimit", { NULL }, SEEN_ELIM, kw_encaplimit, FAM_6 },
+	{ "flowlabel", { "fl" }, SEEN_FLOW, kw_flowlabel, FAM_6 },
+	{ "dscp", { NULL }, SEEN_DSCP, kw_dscp, FAM_6 },
+	{ "allow-localremote", { NULL }, SEEN_ALR, kw_allow_localremote, FAM_6 },
+	{ "noallow-localremote", { NULL }, SEEN_ALR, kw_allow_localremote, FAM_6 },
+	{ "encap", { NULL }, SEEN_ENCAP, kw_encap, FAM_ANY },
+	{ "encap-sport", { NULL }, SEEN_SPORT, kw_encap_sport, FAM_ANY },
+	{ "encap-dport", { NULL }, SEEN_DPORT, kw_encap_dport, FAM_ANY },
+	{ "encap-csum", { NULL }, SEEN_CSUM, kw_encap_csum, FAM_ANY },
+	{ "noencap-csum", { NULL }, SEEN_CSUM, kw_noencap_csum, FAM_ANY },
+	{ "encap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored, FAM_ANY },
+	{ "noencap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored, FAM_ANY },
+	{ "encap-remcsum", { NULL }, SEEN_REMCSUM, kw_encap_remcsum, FAM_ANY },
+	{ "noencap-remcsum", { NULL }, SEEN_REMCSUM, kw_ignored, FAM_ANY },
+	{ "nogso", { NULL }, 0, kw_nogso, FAM_ANY },
+	{ "nogro", { NULL }, 0, kw_nogro, FAM_ANY },
+	{ "dev", { NULL }, SEEN_DEV, kw_dev, FAM_ANY },
+	{ "6rd-prefix", { NULL }, 0, kw_6rd, FAM_4 },
+	{ "6rd-relay_prefix", { NULL }, 0, kw_6rd, FAM_4 },
+	{ "6rd-reset", { NULL }, 0, kw_6rd, FAM_4 },
+	{ "prl-default", { NULL }, 0, kw_prl, FAM_4 },
+	{ "prl-nodefault", { NULL }, 0, kw_prl, FAM_4 },
+	{ "address", { NULL }, 0, kw_address, FAM_ANY },
+	{ "route", { NULL }, 0, kw_route, FAM_ANY },
+	{ "mtu", { NULL }, SEEN_MTU, kw_mtu, FAM_ANY },
+	{ "name", { NULL }, 0, kw_name, FAM_ANY },
+	{ "help", { NULL }, 0, kw_help, FAM_ANY },
 };
 
 static const struct cli_keyword *cli_keyword(const char *w)
@@ -585,6 +724,127 @@ static const struct cli_keyword *cli_keyword(const char *w)
 	return NULL;
 }
 
+/* The mode's name in messages: `ip tunnel`'s for an IPv4 underlay, `ip -6 tunnel`'s for IPv6. */
+static const char *mode_word(const struct sitd_conf *c)
+{
+	if (c->outer == SITD_OUTER_IPV6)
+		return c->mode == SITD_MODE_IPIP ? "ipip6" : c->mode == SITD_MODE_SIT ? "ip6ip6" : "any";
+	return c->mode == SITD_MODE_IPIP ? "ipip" : c->mode == SITD_MODE_SIT ? "sit" : "any";
+}
+
+/*
+ * The underlay's family, into c->outer, and the mode when none is given.  `ip tunnel`
+ * and `ip -6 tunnel` are two commands; here the words say which: the mode's name
+ * (ip6ip6, ipip6 are IPv6's), else the addresses' family (mode any is either, as sit's
+ * and ip6tnl's any), else IPv4.  Without a mode, as iproute2: the name's prefix sit or
+ * ipip (iptunnel.c), else with an IPv6 address ip6ip6 (ip6_tnl_parm_init).
+ */
+static int cli_family(struct cli *p)
+{
+	struct sitd_conf *c = p->c;
+	enum fam addr = p->remote_fam ? p->remote_fam : p->local_fam, fam;
+	int addr_at = p->remote_fam ? p->remote_at : p->local_at;
+	bool named = false;
+
+	if (p->remote_fam && p->local_fam && p->remote_fam != p->local_fam) {
+		*p->bad = p->local_at;
+		return fail(p->err, p->errlen,
+			    "invalid \"local\" address \"%s\": the remote is IPv%u, and both ends are of one family",
+			    p->argv[p->local_at], p->remote_fam);
+	}
+	if (!(p->seen & SEEN_MODE)) {
+		named = true;
+		if (!strncmp(c->name, "sit", 3)) {
+			c->mode = SITD_MODE_SIT, p->mode_fam = FAM_4;
+		} else if (!strncmp(c->name, "ipip", 4)) {
+			c->mode = SITD_MODE_IPIP, p->mode_fam = FAM_4;
+		} else if (addr == FAM_6) {
+			c->mode = SITD_MODE_SIT, p->mode_fam = FAM_6, named = false;
+		} else {
+			return fail(p->err, p->errlen,
+				    "cannot determine tunnel mode: give \"mode sit\", \"mode ipip\" or \"mode any\"");
+		}
+	}
+	fam = p->mode_fam ? p->mode_fam : addr ? addr : FAM_4;
+	c->outer = fam == FAM_6 ? SITD_OUTER_IPV6 : SITD_OUTER_IPV4;
+	if (addr && addr != fam) {
+		*p->bad = addr_at;
+		return fail(p->err, p->errlen, "invalid \"%s\" address \"%s\": mode %s%s%s%s takes IPv%u addresses",
+			    p->argv[addr_at - 1], p->argv[addr_at], c->isatap ? "isatap" : mode_word(c),
+			    named ? " (from the name \"" : "", named ? c->name : "", named ? "\")" : "", fam);
+	}
+	if (fam == FAM_6 && p->at4 >= 0) {
+		*p->bad = p->at4;
+		return fail(p->err, p->errlen, "\"%s\" is for an IPv4 underlay (sit, ipip), not for mode %s",
+			    p->argv[p->at4], mode_word(c));
+	}
+	if (fam == FAM_4 && p->at6 >= 0) {
+		*p->bad = p->at6;
+		return fail(p->err, p->errlen,
+			    "\"%s\" is for an IPv6 underlay (mode ip6ip6, ipip6, or any with IPv6 addresses)",
+			    p->argv[p->at6]);
+	}
+	return 0;
+}
+
+static int cli_check_mtu(struct cli *p)
+{
+	const struct sitd_conf *c = p->c;
+
+	*p->bad = -1;
+	if (c->mtu && (c->mtu < sitd_mtu_min(c) || c->mtu > sitd_mtu_max(c)))
+		return fail(p->err, p->errlen, "invalid \"mtu\" value %u: mode %s takes %u..%u", c->mtu,
+			    mode_word(c), sitd_mtu_min(c), sitd_mtu_max(c));
+	return 0;
+}
+
+/* An IPv6 underlay's whole line (ip6tnl): what this round of sitd carries, and its defaults. */
+static int cli_check6(struct cli *p)
+{
+	struct sitd_conf *c = p->c;
+
+	if (!(p->seen & SEEN_REMOTE))
+		return fail(p->err, p->errlen, "missing \"remote ADDR\"");
+	/* The transmit path sends to remote6; an NBMA IPv6 tunnel would need a next hop. */
+	if (p->remote_any >= 0) {
+		*p->bad = p->remote_any;
+		return fail(p->err, p->errlen,
+			    "\"remote any\" over an IPv6 underlay is not supported yet: give the remote's address");
+	}
+	/* ip6_tnl_get_cap: a link-local end is usable only on a given link. */
+	if (!c->dev[0] && (addr6_is_linklocal(c->remote6) || addr6_is_linklocal(c->local6))) {
+		*p->bad = addr6_is_linklocal(c->remote6) ? p->remote_at : p->local_at;
+		return fail(p->err, p->errlen, "a link-local \"%s\" address (\"%s\") needs \"dev IFACE\"",
+			    p->argv[*p->bad - 1], p->argv[*p->bad]);
+	}
+	if (c->encap != SITD_ENCAP_NONE) {
+		*p->bad = p->encap_at;
+		return fail(p->err, p->errlen, "\"encap %s\" over an IPv6 underlay is not supported yet",
+			    c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
+	}
+	if (p->seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM))
+		return fail(p->err, p->errlen,
+			    "encap-sport, encap-dport and encap-csum need \"encap fou\" or \"encap gue\"");
+	if (p->tos_slash) {
+		*p->bad = p->tos_at;
+		return fail(p->err, p->errlen,
+			    "invalid \"%s\" value \"%s\": an IPv6 underlay takes 0x00..0xff or inherit",
+			    p->argv[p->tos_at - 1], p->argv[p->tos_at]);
+	}
+	/*
+	 * A fixed traffic class keeps its DSCP: the two ECN bits are the inner packet's (RFC
+	 * 6040, ip6_tnl_xmit's INET_ECN_encapsulate), which leaves bit 0 to SITD_TOS_INHERIT.
+	 */
+	if (!p->tos_inherit)
+		c->tos = (uint8_t)(p->tos_val & ~ECN_MASK);
+	/* ip -6 tunnel's defaults (ip6_tnl_parm_init): hop limit 64, encapsulation limit 4. */
+	if (!(p->seen & SEEN_TTL))
+		c->ttl = SITD_HOPLIMIT_DEFAULT;
+	if (!(p->seen & SEEN_ELIM))
+		c->encap_limit = SITD_ENCAP_LIMIT_DEFAULT;
+	return cli_check_mtu(p);
+}
+
 int sitd_cli_parse(int argc, const char *const *argv, struct sitd_conf *c, char *err, size_t errlen)
 {
 	int bad;
@@ -597,7 +857,8 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 {
 	struct cli st = {
 		.argc = argc, .argv = argv, .bad = bad, .c = c, .err = err, .errlen = errlen,
-		.n6rd = 2, .rdw = { "dev" }, .remote_any = -1, .rd_at = -1,
+		.n6rd = 2, .rdw = { "dev" }, .remote_any = -1, .rd_at = -1, .remote_at = -1,
+		.local_at = -1, .mode_at = -1, .at4 = -1, .at6 = -1, .encap_at = -1, .tos_at = -1,
 	};
 	struct cli *p = &st;
 
@@ -621,6 +882,10 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 				return fail(err, errlen, "\"%s\" given twice", a);
 			p->seen |= kw->once;
 		}
+		if (kw->only == FAM_4 && p->at4 < 0)
+			p->at4 = p->i;
+		if (kw->only == FAM_6 && p->at6 < 0)
+			p->at6 = p->i;
 		if (kw->parse(p, a) < 0)
 			return -1;
 	}
@@ -628,16 +893,10 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 
 	if (!c->name[0])
 		return fail(err, errlen, "missing tunnel name");
-	/* As iproute2: without a mode, the name's prefix decides. */
-	if (!(p->seen & SEEN_MODE)) {
-		if (!strncmp(c->name, "sit", 3))
-			c->mode = SITD_MODE_SIT;
-		else if (!strncmp(c->name, "ipip", 4))
-			c->mode = SITD_MODE_IPIP;
-		else
-			return fail(err, errlen,
-				    "cannot determine tunnel mode: give \"mode sit\", \"mode ipip\" or \"mode any\"");
-	}
+	if (cli_family(p) < 0)
+		return -1;
+	if (c->outer == SITD_OUTER_IPV6)
+		return cli_check6(p);
 	/* ISATAP is NBMA: remote any, as `ip tunnel add NAME mode isatap` has it. */
 	if (c->isatap && !(p->seen & SEEN_REMOTE)) {
 		p->seen |= SEEN_REMOTE;
@@ -678,11 +937,7 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			    c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
 	if (c->encap == SITD_ENCAP_NONE && (p->seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM)))
 		return fail(err, errlen, "encap-sport, encap-dport and encap-csum need \"encap fou\" or \"encap gue\"");
-	if (c->mtu && (c->mtu < sitd_mtu_min(c) || c->mtu > sitd_mtu_max(c)))
-		return fail(err, errlen, "invalid \"mtu\" value %u: mode %s takes %u..%u", c->mtu,
-			    c->mode == SITD_MODE_IPIP ? "ipip" : c->mode == SITD_MODE_SIT ? "sit" : "any",
-			    sitd_mtu_min(c), sitd_mtu_max(c));
-	return 0;
+	return cli_check_mtu(p);
 }
 
 size_t sitd_conf_format(const struct sitd_conf *c, char *buf, size_t len)
