@@ -131,6 +131,28 @@ static const char *mode_name(enum sitd_mode m)
 	return "any/ip";
 }
 
+/* `ip -6 tunnel show`'s: tnl_strproto(proto) "/ipv6". */
+static const char *mode6_name(enum sitd_mode m)
+{
+	switch (m) {
+	case SITD_MODE_SIT:
+		return "ipv6/ipv6";
+	case SITD_MODE_IPIP:
+		return "ip/ipv6";
+	case SITD_MODE_ANY:
+		break;
+	}
+	return "any/ipv6";
+}
+
+static void addr6(char *s, size_t len, const uint8_t *a)
+{
+	if (ip6_addr_is_unspecified(a))
+		snprintf(s, len, "any");
+	else
+		inet_ntop(AF_INET6, a, s, (socklen_t)len);
+}
+
 static void addr(char *s, size_t len, uint32_t a)
 {
 	uint8_t b[4];
@@ -249,15 +271,66 @@ static void show_addrs(struct pr *p, const struct sitd_conf *c)
 	}
 }
 
+/*
+ * An IPv6 underlay's settings, in ip6tunnel.c's print_tunnel() order and words ("encaplimit
+ * 4 hoplimit 64 tclass 0x00 flowlabel 0x00000 (flowinfo 0x00000000)"), its JSON keys those
+ * of this file: a number, or "none" / "inherit", as ttl has them.
+ */
+static void show_ip6tnl(struct pr *p, const struct sitd_conf *c)
+{
+	char r[INET6_ADDRSTRLEN], l[INET6_ADDRSTRLEN], buf[16];
+	uint32_t flowinfo = 0;
+
+	addr6(r, sizeof(r), c->remote6);
+	addr6(l, sizeof(l), c->local6);
+	pr_str(p, "mode", " %s", mode6_name(c->mode));
+	pr_str(p, "outer", NULL, "ipv6");
+	pr_str(p, "remote", " remote %s", r);
+	pr_str(p, "local", " local %s", l);
+	if (c->dev[0])
+		pr_str(p, "dev", " dev %s", c->dev);
+	if (c->encap_limit_none)
+		pr_str(p, "encaplimit", " encaplimit %s", "none");
+	else
+		pr_u64(p, "encaplimit", " encaplimit %" PRIu64, c->encap_limit);
+	if (c->ttl)
+		pr_u64(p, "hoplimit", " hoplimit %" PRIu64, c->ttl);
+	else
+		pr_str(p, "hoplimit", " hoplimit %s", "inherit");
+	if (c->tos == SITD_TOS_INHERIT) {
+		pr_str(p, "tclass", " tclass %s", "inherit");
+	} else {
+		snprintf(buf, sizeof(buf), "0x%02x", c->tos);
+		pr_str(p, "tclass", " tclass %s", buf);
+		flowinfo |= (uint32_t)c->tos << 20;
+	}
+	if (c->flowlabel_inherit) {
+		pr_str(p, "flowlabel", " flowlabel %s", "inherit");
+	} else {
+		snprintf(buf, sizeof(buf), "0x%05x", (unsigned)c->flowlabel);
+		pr_str(p, "flowlabel", " flowlabel %s", buf);
+		flowinfo |= c->flowlabel;
+	}
+	/* The fixed parts of the first word after the version, as ip6_tnl_parm's flowinfo. */
+	snprintf(buf, sizeof(buf), "0x%08x", (unsigned)flowinfo);
+	pr_str(p, "flowinfo", " (flowinfo %s)", buf);
+	pr_bool(p, "dscp_inherit", " dscp inherit", c->dscp_inherit);
+	pr_bool(p, "allow_localremote", " allow-localremote", c->allow_localremote);
+}
+
 static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 {
 	const struct sitd_conf *c = t->conf;
 	char r[INET_ADDRSTRLEN], l[INET_ADDRSTRLEN], buf[16];
 
-	addr(r, sizeof(r), c->remote);
-	addr(l, sizeof(l), c->local);
 	pr_open(p, NULL, NULL);
 	pr_str(p, "ifname", "%s:", c->name);
+	if (c->outer == SITD_OUTER_IPV6) {
+		show_ip6tnl(p, c);
+		goto tail;
+	}
+	addr(r, sizeof(r), c->remote);
+	addr(l, sizeof(l), c->local);
 	pr_str(p, "mode", " %s", mode_name(c->mode));
 	pr_str(p, "remote", " remote %s", r);
 	pr_str(p, "local", " local %s", l);
@@ -292,6 +365,7 @@ static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 		show_prl(p, c);
 	else if (!c->remote)
 		show_6rd(p, &c->rd);
+tail:
 	show_addrs(p, c);
 	if (c->mtu)	/* 0 until the device exists: as parsed, "the default" */
 		pr_u64(p, "mtu", " mtu %" PRIu64, c->mtu);
