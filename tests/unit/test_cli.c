@@ -3,13 +3,17 @@
  * The command line in `ip tunnel` grammar (cli.h): what is accepted and the struct
  * sitd_conf it gives, what is refused and that the error names the offending argument,
  * and sitd_conf_format.  Keywords and aliases as iproute2 spells them
- * (iproute2's ip/iptunnel.c, ip/link_iptnl.c; ip-tunnel(8)), matched exactly.
+ * (iproute2's ip/iptunnel.c, ip/link_iptnl.c; ip-tunnel(8)), matched exactly.  Over an
+ * IPv6 underlay, ip -6 tunnel's words and defaults (ip/ip6tunnel.c, ip/link_ip6tnl.c) and
+ * the kernel's ip6tnl bounds (ip6_tnl_change_mtu), and the canonical line parsed back.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "proto/cli.h"
@@ -20,6 +24,8 @@
 #define R_N 0xc0000202u
 #define L "198.51.100.1"
 #define L_N 0xc6336401u
+#define R6 "2001:db8::2"
+#define L6 "2001:db8:1::1"
 
 static int argc_of(const char *const *argv)
 {
@@ -224,7 +230,7 @@ static void test_cli_encap(void **state)
 
 struct reject_case {
 	const char *name;
-	const char *argv[16];
+	const char *argv[20];
 	const char *expect[2];	/* substrings of the error text */
 };
 
@@ -387,6 +393,128 @@ static struct reject_case reject_cases[] = {
 	  { "65508", "mtu" } },
 	{ "reject: \"encap-port\" is no keyword",
 	  { "sit1", "remote", R, "encap", "fou", "encap-port", "5555", NULL }, { "\"encap-port\"", NULL } },
+	/* An IPv6 underlay (ip6tnl) */
+	{ "reject6: mode ip6ip6 with an IPv4 remote", { "t", "mode", "ip6ip6", "remote", R, NULL },
+	  { "\"" R "\"", "IPv6" } },
+	{ "reject6: mode ipip6 with an IPv4 local", { "t", "mode", "ipip6", "remote", R6, "local", L, NULL },
+	  { "\"" L "\"", "family" } },
+	{ "reject6: mode ip4ip6 with IPv4 addresses", { "t", "mode", "ip4ip6", "remote", R, NULL },
+	  { "\"" R "\"", "ipip6" } },
+	{ "reject6: mode sit with an IPv6 remote", { "t", "mode", "sit", "remote", R6, NULL },
+	  { "\"" R6 "\"", "IPv4" } },
+	{ "reject6: mode ipip with an IPv6 local", { "t", "mode", "ipip", "remote", R, "local", L6, NULL },
+	  { "\"" L6 "\"", "family" } },
+	{ "reject6: a sit name and an IPv6 remote: the name's mode", { "sit1", "remote", R6, NULL },
+	  { "\"" R6 "\"", "from the name" } },
+	{ "reject6: mode any, IPv4 remote, IPv6 local: families mixed",
+	  { "t", "mode", "any", "remote", R, "local", L6, NULL }, { "\"" L6 "\"", "one family" } },
+	{ "reject6: mode any, IPv6 remote, IPv4 local: families mixed",
+	  { "t", "mode", "any", "remote", R6, "local", L, NULL }, { "\"" L "\"", "one family" } },
+	{ "reject6: mode isatap with an IPv6 local", { "t", "mode", "isatap", "local", L6, NULL },
+	  { "\"" L6 "\"", "isatap" } },
+	{ "reject6: remote any over IPv6 (not yet)", { "t", "mode", "ip6ip6", "remote", "any", NULL },
+	  { "remote any", "not supported yet" } },
+	{ "reject6: remote any with an IPv6 local (mode any)",
+	  { "t", "mode", "any", "remote", "any", "local", L6, NULL }, { "remote any", "IPv6" } },
+	{ "reject6: missing remote", { "t", "mode", "ip6ip6", "local", L6, NULL }, { "remote", NULL } },
+	{ "reject6: remote ::", { "t", "mode", "ip6ip6", "remote", "::", NULL }, { "\"::\"", "remote" } },
+	{ "reject6: remote ::1 (loopback, ip6_tnl_get_cap)", { "t", "mode", "ip6ip6", "remote", "::1", NULL },
+	  { "\"::1\"", "unicast IPv6" } },
+	{ "reject6: multicast remote ff02::1", { "t", "mode", "ip6ip6", "remote", "ff02::1", NULL },
+	  { "\"ff02::1\"", "remote" } },
+	{ "reject6: IPv4-mapped remote", { "t", "mode", "ip6ip6", "remote", "::ffff:192.0.2.1", NULL },
+	  { "\"::ffff:192.0.2.1\"", NULL } },
+	{ "reject6: multicast local", { "t", "mode", "ip6ip6", "remote", R6, "local", "ff05::2", NULL },
+	  { "\"ff05::2\"", "local" } },
+	{ "reject6: local ::1", { "t", "mode", "ip6ip6", "remote", R6, "local", "::1", NULL },
+	  { "\"::1\"", "local" } },
+	{ "reject6: remote 2001:db8::1::2", { "t", "mode", "ip6ip6", "remote", "2001:db8::1::2", NULL },
+	  { "\"2001:db8::1::2\"", "remote" } },
+	{ "reject6: a link-local remote without dev", { "t", "mode", "ip6ip6", "remote", "fe80::1", NULL },
+	  { "\"fe80::1\"", "dev" } },
+	{ "reject6: a link-local local without dev",
+	  { "t", "mode", "ip6ip6", "remote", R6, "local", "fe80::2", NULL }, { "\"fe80::2\"", "dev" } },
+	{ "reject6: unknown mode ip6gre", { "t", "mode", "ip6gre", "remote", R6, NULL }, { "\"ip6gre\"", "mode" } },
+	{ "reject6: unknown mode vti6", { "t", "mode", "vti6", "remote", R6, NULL }, { "\"vti6\"", NULL } },
+	{ "reject6: encaplimit 256", { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "256", NULL },
+	  { "\"256\"", "encaplimit" } },
+	{ "reject6: encaplimit -1", { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "-1", NULL },
+	  { "\"-1\"", "encaplimit" } },
+	{ "reject6: encaplimit four", { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "four", NULL },
+	  { "\"four\"", "none or 0..255" } },
+	{ "reject6: encaplimit without a value", { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", NULL },
+	  { "\"encaplimit\"", "value" } },
+	{ "reject6: encaplimit given twice",
+	  { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "1", "encaplimit", "none", NULL },
+	  { "\"encaplimit\"", "twice" } },
+	{ "reject6: hoplimit 256", { "t", "mode", "ip6ip6", "remote", R6, "hoplimit", "256", NULL },
+	  { "\"256\"", "hoplimit" } },
+	{ "reject6: tclass 0x100", { "t", "mode", "ip6ip6", "remote", R6, "tclass", "0x100", NULL },
+	  { "\"0x100\"", "tclass" } },
+	{ "reject6: tclass inherit/20 (sit's only)",
+	  { "t", "mode", "ip6ip6", "remote", R6, "tclass", "inherit/20", NULL },
+	  { "\"inherit/20\"", "IPv6 underlay" } },
+	{ "reject6: tc then tclass", { "t", "mode", "ip6ip6", "remote", R6, "tc", "1", "tclass", "2", NULL },
+	  { "\"tclass\"", "twice" } },
+	{ "reject6: flowlabel 0x100000 (21 bits)",
+	  { "t", "mode", "ip6ip6", "remote", R6, "flowlabel", "0x100000", NULL }, { "\"0x100000\"", "flowlabel" } },
+	{ "reject6: fl xyz names the alias", { "t", "mode", "ip6ip6", "remote", R6, "fl", "xyz", NULL },
+	  { "\"xyz\"", "\"fl\"" } },
+	{ "reject6: flowlabel then fl", { "t", "mode", "ip6ip6", "remote", R6, "flowlabel", "1", "fl", "2", NULL },
+	  { "\"fl\"", "twice" } },
+	{ "reject6: flowlabel without a value", { "t", "mode", "ip6ip6", "remote", R6, "flowlabel", NULL },
+	  { "\"flowlabel\"", NULL } },
+	{ "reject6: dscp 10 (only inherit)", { "t", "mode", "ip6ip6", "remote", R6, "dscp", "10", NULL },
+	  { "\"10\"", "dscp" } },
+	{ "reject6: dscp without a value", { "t", "mode", "ip6ip6", "remote", R6, "dscp", NULL },
+	  { "\"dscp\"", NULL } },
+	{ "reject6: allow-localremote then noallow-localremote",
+	  { "t", "mode", "ip6ip6", "remote", R6, "allow-localremote", "noallow-localremote", NULL },
+	  { "\"noallow-localremote\"", "twice" } },
+	{ "reject6: pmtudisc (ip6tnl has none)", { "t", "mode", "ip6ip6", "remote", R6, "pmtudisc", NULL },
+	  { "\"pmtudisc\"", "IPv4 underlay" } },
+	{ "reject6: nopmtudisc", { "t", "mode", "ipip6", "remote", R6, "nopmtudisc", NULL },
+	  { "\"nopmtudisc\"", "ipip6" } },
+	{ "reject6: 6rd-prefix", { "t", "mode", "ip6ip6", "remote", R6, "6rd-prefix", "2001:db8::/32", NULL },
+	  { "\"6rd-prefix\"", "IPv4 underlay" } },
+	{ "reject6: 6rd-reset", { "t", "remote", R6, "6rd-reset", NULL }, { "\"6rd-reset\"", NULL } },
+	{ "reject6: prl-default", { "t", "mode", "any", "remote", R6, "prl-default", R, NULL },
+	  { "\"prl-default\"", "IPv4 underlay" } },
+	{ "reject6: encap fou over IPv6 (not yet)",
+	  { "t", "mode", "ip6ip6", "remote", R6, "encap", "fou", "encap-dport", "5555", NULL },
+	  { "encap fou", "not supported yet" } },
+	{ "reject6: encap gue over IPv6 (not yet)",
+	  { "t", "mode", "ipip6", "remote", R6, "encap", "gue", "encap-dport", "5555", NULL },
+	  { "encap gue", "not supported yet" } },
+	{ "reject6: encap-dport without encap", { "t", "mode", "ipip6", "remote", R6, "encap-dport", "5555", NULL },
+	  { "encap-dport", "encap fou" } },
+	{ "reject6: mtu 1279 on ip6ip6 (IPV6_MIN_MTU)", { "t", "mode", "ip6ip6", "remote", R6, "mtu", "1279", NULL },
+	  { "1279", "1280..65527" } },
+	{ "reject6: mtu 67 on ipip6 (ETH_MIN_MTU)", { "t", "mode", "ipip6", "remote", R6, "mtu", "67", NULL },
+	  { "67", "68..65495" } },
+	{ "reject6: mtu 67 on any over IPv6", { "t", "mode", "any", "remote", R6, "mtu", "67", NULL },
+	  { "67", "mode any" } },
+	{ "reject6: mtu 65528 on ip6ip6 (65535 of payload, the option in it)",
+	  { "t", "mode", "ip6ip6", "remote", R6, "mtu", "65528", NULL }, { "65528", "mtu" } },
+	{ "reject6: mtu 65496 on ipip6 (IP_MAX_MTU - 40)",
+	  { "t", "mode", "ipip6", "remote", R6, "mtu", "65496", NULL }, { "65496", "mtu" } },
+	/* The IPv6 words on an IPv4 underlay */
+	{ "reject6: encaplimit on sit", { "sit1", "remote", R, "encaplimit", "4", NULL },
+	  { "\"encaplimit\"", "IPv6 underlay" } },
+	{ "reject6: flowlabel on ipip", { "ipip1", "remote", R, "flowlabel", "0x1", NULL },
+	  { "\"flowlabel\"", "IPv6 underlay" } },
+	{ "reject6: fl on mode any with IPv4 addresses", { "t", "mode", "any", "remote", R, "fl", "inherit", NULL },
+	  { "\"fl\"", "IPv6 underlay" } },
+	{ "reject6: dscp inherit on sit", { "sit1", "remote", R, "dscp", "inherit", NULL },
+	  { "\"dscp\"", "IPv6 underlay" } },
+	{ "reject6: allow-localremote on sit", { "sit1", "remote", R, "allow-localremote", NULL },
+	  { "\"allow-localremote\"", "IPv6 underlay" } },
+	{ "reject6: noallow-localremote on ipip", { "ipip1", "remote", R, "noallow-localremote", NULL },
+	  { "\"noallow-localremote\"", "IPv6 underlay" } },
+	{ "reject6: tc on sit (ip tunnel has no tc)", { "sit1", "remote", R, "tc", "10", NULL },
+	  { "\"tc\"", "IPv6 underlay" } },
+	{ "reject6: encaplimit on isatap", { "isatap0", "mode", "isatap", "local", L, "encaplimit", "1", NULL },
+	  { "\"encaplimit\"", NULL } },
 };
 
 static void test_cli_reject(void **state)
@@ -479,6 +607,262 @@ static void test_cli_format_short(void **state)
 	assert_string_equal(out, "sit1: ipv");
 	for (size_t i = 10; i < sizeof(out); i++)
 		assert_int_equal(out[i], 'x');
+}
+
+/* ---- An IPv6 underlay: ip -6 tunnel's words (ip/ip6tunnel.c) and defaults ---- */
+
+struct want6 {
+	enum sitd_mode mode;
+	const char *remote, *local;	/* as inet_pton reads them; NULL: all zero (any) */
+	uint8_t hoplimit, tclass, elim;
+	bool elim_none;
+	uint32_t flowlabel;
+	bool fl_inherit, dscp_inherit, allow_lr;
+	const char *dev;
+	uint32_t mtu;
+};
+
+struct accept6_case {
+	const char *name;
+	const char *argv[24];
+	struct want6 want;
+};
+
+/* mode, remote, local, hoplimit, tclass, encaplimit, none, flowlabel, inherit, dscp, alr, dev, mtu */
+static struct accept6_case accept6_cases[] = {
+	{ "accept6: mode ip6ip6: ip -6 tunnel add's defaults (hoplimit 64, encaplimit 4, tclass 0)",
+	  { "t", "mode", "ip6ip6", "remote", R6, NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode ipv6/ipv6, local", { "t", "mode", "ipv6/ipv6", "remote", R6, "local", L6, NULL },
+	  { SITD_MODE_SIT, R6, L6, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode ipip6", { "t", "mode", "ipip6", "remote", R6, NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode ip4ip6", { "t", "mode", "ip4ip6", "remote", R6, NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode ip/ipv6", { "t", "mode", "ip/ipv6", "remote", R6, NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode ipv4/ipv6", { "t", "mode", "ipv4/ipv6", "remote", R6, NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode any with an IPv6 remote: ip6tnl's any", { "t", "mode", "any", "remote", R6, NULL },
+	  { SITD_MODE_ANY, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode any/ipv6", { "t", "mode", "any/ipv6", "remote", R6, "local", "any", NULL },
+	  { SITD_MODE_ANY, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: no mode, a name neither sit nor ipip: ip6ip6 (ip6_tnl_parm_init)",
+	  { "ip6tnl1", "remote", R6, NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: the family from local when remote comes later", { "t", "local", L6, "mode", "any", "remote", R6, NULL },
+	  { SITD_MODE_ANY, R6, L6, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: encaplimit 0", { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "0", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 0, false, 0, false, false, false, "", 0 } },
+	{ "accept6: encaplimit 255", { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "255", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 255, false, 0, false, false, false, "", 0 } },
+	{ "accept6: encaplimit 0x10 (get_u8 with base 0)", { "t", "mode", "ipip6", "remote", R6, "encaplimit", "0x10", NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 16, false, 0, false, false, false, "", 0 } },
+	{ "accept6: encaplimit none (IP6_TNL_F_IGN_ENCAP_LIMIT)",
+	  { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "none", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, true, 0, false, false, false, "", 0 } },
+	{ "accept6: hoplimit 1", { "t", "mode", "ip6ip6", "remote", R6, "hoplimit", "1", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 1, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: ttl 255", { "t", "mode", "ip6ip6", "remote", R6, "ttl", "255", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 255, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: hlim inherit", { "t", "mode", "ip6ip6", "remote", R6, "hlim", "inherit", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 0, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: hoplimit 0 is inherit (ip6_tnl_xmit)", { "t", "mode", "ip6ip6", "remote", R6, "hoplimit", "0", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 0, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: tclass 0xb8", { "t", "mode", "ip6ip6", "remote", R6, "tclass", "0xb8", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0xb8, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: tclass b9: the ECN bits are the inner packet's (RFC 6040), the DSCP kept",
+	  { "t", "mode", "ip6ip6", "remote", R6, "tclass", "b9", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0xb8, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: tclass 0x01 is not inherit", { "t", "mode", "ip6ip6", "remote", R6, "tclass", "0x01", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: tclass inherit", { "t", "mode", "ip6ip6", "remote", R6, "tclass", "inherit", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, SITD_TOS_INHERIT, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: tos 28", { "t", "mode", "ipip6", "remote", R6, "tos", "28", NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0x28, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: tc inherit", { "t", "mode", "ipip6", "remote", R6, "tc", "inherit", NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, SITD_TOS_INHERIT, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: dsfield 10", { "t", "mode", "ip6ip6", "remote", R6, "dsfield", "10", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0x10, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: flowlabel 0xfffff (20 bits)", { "t", "mode", "ip6ip6", "remote", R6, "flowlabel", "0xfffff", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0xfffff, false, false, false, "", 0 } },
+	{ "accept6: fl 12345 (hex)", { "t", "mode", "ip6ip6", "remote", R6, "fl", "12345", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0x12345, false, false, false, "", 0 } },
+	{ "accept6: flowlabel inherit", { "t", "mode", "ip6ip6", "remote", R6, "flowlabel", "inherit", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, true, false, false, "", 0 } },
+	{ "accept6: dscp inherit", { "t", "mode", "ipip6", "remote", R6, "dscp", "inherit", NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, true, false, "", 0 } },
+	{ "accept6: allow-localremote", { "t", "mode", "ip6ip6", "remote", R6, "allow-localremote", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, false, false, true, "", 0 } },
+	{ "accept6: noallow-localremote, the default", { "t", "mode", "ip6ip6", "remote", R6, "noallow-localremote", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: a link-local remote with dev", { "t", "mode", "ip6ip6", "remote", "fe80::1", "dev", "eth0", NULL },
+	  { SITD_MODE_SIT, "fe80::1", NULL, 64, 0, 4, false, 0, false, false, false, "eth0", 0 } },
+	{ "accept6: mtu 1280, the ip6ip6 minimum", { "t", "mode", "ip6ip6", "remote", R6, "mtu", "1280", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 1280 } },
+	{ "accept6: mtu 65527, the ip6ip6 maximum (65535 - 8)", { "t", "mode", "ip6ip6", "remote", R6, "mtu", "65527", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 65527 } },
+	{ "accept6: mtu 65535 on ip6ip6 with encaplimit none",
+	  { "t", "mode", "ip6ip6", "remote", R6, "encaplimit", "none", "mtu", "65535", NULL },
+	  { SITD_MODE_SIT, R6, NULL, 64, 0, 4, true, 0, false, false, false, "", 65535 } },
+	{ "accept6: mtu 68, the ipip6 minimum (ETH_MIN_MTU)", { "t", "mode", "ipip6", "remote", R6, "mtu", "68", NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 68 } },
+	{ "accept6: mtu 65495, the ipip6 maximum", { "t", "mode", "ipip6", "remote", R6, "mtu", "65495", NULL },
+	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 65495 } },
+	{ "accept6: mtu 68 on any (ip6_tnl_change_mtu)", { "t", "mode", "any", "remote", R6, "mtu", "68", NULL },
+	  { SITD_MODE_ANY, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 68 } },
+	{ "accept6: everything at once",
+	  { "name", "b4", "mode", "ipip6", "remote", R6, "local", L6, "dev", "eth0", "encaplimit", "none",
+	    "hoplimit", "200", "tclass", "0x2e", "flowlabel", "0xabcde", "dscp", "inherit",
+	    "allow-localremote", "mtu", "1460", NULL },
+	  { SITD_MODE_IPIP, R6, L6, 200, 0x2c, 4, true, 0xabcde, false, true, true, "eth0", 1460 } },
+};
+
+static void test_cli_accept6(void **state)
+{
+	const struct accept6_case *c = *state;
+	const struct want6 *w = &c->want;
+	uint8_t r[16] = { 0 }, l[16] = { 0 };
+	struct sitd_conf conf;
+	char err[256] = "untouched";
+
+	memset(&conf, 0xa5, sizeof(conf));
+	if (sitd_cli_parse(argc_of(c->argv), c->argv, &conf, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	assert_string_equal(err, "");
+	assert_int_equal(conf.outer, SITD_OUTER_IPV6);
+	assert_int_equal(conf.mode, w->mode);
+	assert_int_equal(inet_pton(AF_INET6, w->remote, r), 1);
+	if (w->local)
+		assert_int_equal(inet_pton(AF_INET6, w->local, l), 1);
+	assert_memory_equal(conf.remote6, r, 16);
+	assert_memory_equal(conf.local6, l, 16);
+	assert_int_equal(conf.remote, 0);	/* the IPv4 ends stay zero */
+	assert_int_equal(conf.local, 0);
+	assert_true(sitd_conf_has_remote(&conf));
+	assert_int_equal(conf.ttl, w->hoplimit);
+	assert_int_equal(conf.tos, w->tclass);
+	assert_int_equal(conf.encap_limit, w->elim);
+	assert_int_equal(conf.encap_limit_none, w->elim_none);
+	assert_int_equal(conf.flowlabel, w->flowlabel);
+	assert_int_equal(conf.flowlabel_inherit, w->fl_inherit);
+	assert_int_equal(conf.dscp_inherit, w->dscp_inherit);
+	assert_int_equal(conf.allow_localremote, w->allow_lr);
+	assert_string_equal(conf.dev, w->dev);
+	assert_int_equal(conf.mtu, w->mtu);
+	assert_int_equal(conf.encap, SITD_ENCAP_NONE);
+	assert_false(conf.isatap);
+}
+
+/* An IPv4 line leaves the IPv6 fields zero: the same bytes as before ip6tnl. */
+static void test_cli_ipv4_unchanged(void **state)
+{
+	static const uint8_t zero[16];
+	const char *const argv[] = { "t", "mode", "any", "remote", R, "local", L, "ttl", "9", NULL };
+	struct sitd_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(sitd_cli_parse(argc_of(argv), argv, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.outer, SITD_OUTER_IPV4);
+	assert_memory_equal(c.remote6, zero, 16);
+	assert_memory_equal(c.local6, zero, 16);
+	assert_int_equal(c.encap_limit, 0);
+	assert_false(c.encap_limit_none || c.flowlabel_inherit || c.dscp_inherit || c.allow_localremote);
+	assert_int_equal(c.flowlabel, 0);
+}
+
+/* ---- The canonical line parsed back (cli.h) ---- */
+
+struct format6_case {
+	const char *name;
+	const char *argv[28];
+	const char *want;
+};
+
+static struct format6_case format6_cases[] = {
+	{ "format6: ip6ip6 with the defaults, as ip -6 tunnel show prints them",
+	  { "t0", "mode", "ip6ip6", "remote", R6, "local", L6, NULL },
+	  "t0: ipv6/ipv6 remote 2001:db8::2 local 2001:db8:1::1 encaplimit 4 hoplimit 64 tclass 0x00 "
+	  "flowlabel 0x00000 (flowinfo 0x00000000)" },
+	{ "format6: ipip6, encaplimit none, hoplimit inherit, fixed tclass and flowlabel, dev",
+	  { "b4", "mode", "ipip6", "remote", R6, "dev", "eth0", "encaplimit", "none", "hlim", "inherit",
+	    "tclass", "0xb8", "flowlabel", "0x12345", NULL },
+	  "b4: ip/ipv6 remote 2001:db8::2 local any dev eth0 encaplimit none hoplimit inherit tclass 0xb8 "
+	  "flowlabel 0x12345 (flowinfo 0x0b812345)" },
+	{ "format6: any, tclass and flowlabel inherit, dscp inherit, allow-localremote, mtu, nogso",
+	  { "t", "mode", "any", "remote", R6, "tc", "inherit", "fl", "inherit", "dscp", "inherit",
+	    "allow-localremote", "encaplimit", "0", "hoplimit", "1", "mtu", "1400", "nogso", "nogro", NULL },
+	  "t: any/ipv6 remote 2001:db8::2 local any encaplimit 0 hoplimit 1 tclass inherit flowlabel inherit "
+	  "(flowinfo 0x00000000) dscp inherit allow-localremote mtu 1400 nogso nogro" },
+	{ "format6: address and route words",
+	  { "t", "mode", "ip6ip6", "remote", R6, "address", "2001:db8:64::1/64", "address", "198.51.100.1/24",
+	    "route", "2001:db8:99::/48", "via", "2001:db8:64::2", "metric", "5", "table", "100", NULL },
+	  "t: ipv6/ipv6 remote 2001:db8::2 local any encaplimit 4 hoplimit 64 tclass 0x00 flowlabel 0x00000 "
+	  "(flowinfo 0x00000000) address 2001:db8:64::1/64 address 198.51.100.1/24 route 2001:db8:99::/48 "
+	  "via 2001:db8:64::2 metric 5 table 100" },
+};
+
+/*
+ * The line's words back into an argument vector: "name" before the name (its ':' cut),
+ * "mode" before the mode, the flowinfo (tclass and flowlabel summed) left out.
+ */
+static int canonical_argv(char *line, const char **argv, int max)
+{
+	int n = 0, w = 0;
+
+	for (char *tok = strtok(line, " "); tok && n + 2 < max; tok = strtok(NULL, " "), w++) {
+		if (w == 0) {
+			tok[strlen(tok) - 1] = '\0';
+			argv[n++] = "name";
+		} else if (w == 1) {
+			argv[n++] = "mode";
+		} else if (!strcmp(tok, "(flowinfo")) {
+			tok = strtok(NULL, " ");
+			continue;
+		}
+		argv[n++] = tok;
+	}
+	return n;
+}
+
+static void test_cli_format6(void **state)
+{
+	const struct format6_case *c = *state;
+	struct sitd_conf conf, again;
+	char err[256], out[512];
+	const char *argv[64];
+	int n;
+
+	if (sitd_cli_parse(argc_of(c->argv), c->argv, &conf, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+	assert_int_equal(sitd_conf_format(&conf, out, sizeof(out)), strlen(c->want));
+	assert_string_equal(out, c->want);
+	n = canonical_argv(out, argv, 64);
+	if (sitd_cli_parse(n, argv, &again, err, sizeof(err)))
+		fail_msg("the canonical line is refused: %s", err);
+	assert_memory_equal(&again, &conf, sizeof(conf));
+}
+
+/* Every accepted IPv6 line of this file gives back the same configuration. */
+static void test_cli_round_trip6(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(accept6_cases); i++) {
+		const struct accept6_case *c = &accept6_cases[i];
+		struct sitd_conf conf, again;
+		char err[256], out[512];
+		const char *argv[64];
+		int n;
+
+		assert_int_equal(sitd_cli_parse(argc_of(c->argv), c->argv, &conf, err, sizeof(err)), 0);
+		sitd_conf_format(&conf, out, sizeof(out));
+		n = canonical_argv(out, argv, 64);
+		if (sitd_cli_parse(n, argv, &again, err, sizeof(err)))
+			fail_msg("%s: the canonical line is refused: %s", c->name, err);
+		if (memcmp(&again, &conf, sizeof(conf)))
+			fail_msg("%s: not the same configuration", c->name);
+	}
 }
 
 #define TABLE(arr, fn)                                                                     \
@@ -625,7 +1009,8 @@ static void test_cli_addresses_routes_refused(void **state)
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
-				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) + 6];
+				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) +
+				ARRAY_SIZE(accept6_cases) + ARRAY_SIZE(format6_cases) + 8];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
@@ -638,5 +1023,9 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_addresses_routes_refused);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_remote_any);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_isatap);
+	TABLE(accept6_cases, test_cli_accept6);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_ipv4_unchanged);
+	TABLE(format6_cases, test_cli_format6);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_round_trip6);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,6 +167,24 @@ static const struct accept_case accept_cases[] = {
 	  "tunnel sit1 remote 192.0.2.2\ntunnel SIT1 mode sit remote 192.0.2.2\n", 0, 0, 2,
 	  { "sit1", "SIT1" }, { 0xc0000202u, 0xc0000202u },
 	  { { "sit1", "remote", "192.0.2.2", NULL }, { "SIT1", "mode", "sit", "remote", "192.0.2.2", NULL } } },
+	{ "accept: IPv6 underlays beside sit: ip6ip6, ipip6 (a DS-Lite B4), any, each over lines",
+	  "# IPv6 in IPv6 (RFC 2473)\n"
+	  "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1\n"
+	  "\tencaplimit none hoplimit 255 tclass inherit flowlabel 0x12345\n"
+	  "# IPv4 over an IPv6-only access network (RFC 6333): to the AFTR\n"
+	  "tunnel b4\n\tmode ipip6 remote 2001:db8:ffff::1 local 2001:db8:1::2\n"
+	  "\tdscp inherit allow-localremote mtu 1452 address 192.0.0.2/29\n"
+	  "\troute 0.0.0.0/0\n"
+	  "tunnel anyv6 mode any remote 2001:db8::9 tc 0x20 fl inherit encaplimit 0 dev eth0\n"
+	  "tunnel sit1 remote 192.0.2.2\n",
+	  0, 0, 4, { "t6", "b4", "anyv6", "sit1" }, { 0, 0, 0, 0xc0000202u },
+	  { { "t6", "mode", "ip6ip6", "remote", "2001:db8::2", "local", "2001:db8::1", "encaplimit", "none",
+	      "hoplimit", "255", "tclass", "inherit", "flowlabel", "0x12345", NULL },
+	    { "b4", "mode", "ipip6", "remote", "2001:db8:ffff::1", "local", "2001:db8:1::2", "dscp", "inherit",
+	      "allow-localremote", "mtu", "1452", "address", "192.0.0.2/29", "route", "0.0.0.0/0", NULL },
+	    { "anyv6", "mode", "any", "remote", "2001:db8::9", "tc", "0x20", "fl", "inherit", "encaplimit",
+	      "0", "dev", "eth0", NULL },
+	    { "sit1", "remote", "192.0.2.2", NULL } } },
 	{ "accept: an empty file: no tunnel", "", 0, 0, 0, { NULL }, { 0 }, { { NULL } } },
 	{ "accept: only comments, blank lines and white space: no tunnel",
 	  "# nothing\n\n   \t\r\n# tunnel sit1 remote 192.0.2.2\n", 0, 0, 0, { NULL }, { 0 }, { { NULL } } },
@@ -312,6 +330,27 @@ static const struct reject_case reject_cases[] = {
 	{ "refuse: a bad line counted across CRLF line ends",
 	  "tunnel sit1\r\n\tremote 192.0.2.2\r\n\r\n\tttl 300\r\n", 0, 0,
 	  "4: invalid \"ttl\" value \"300\": expected 1..255 or inherit" },
+	{ "refuse: an IPv6 word in an IPv4 stanza: the word's line",
+	  "tunnel sit1 remote 192.0.2.2\n\tttl 64\n\tencaplimit 4\n", 0, 0,
+	  "3: \"encaplimit\" is for an IPv6 underlay (mode ip6ip6, ipip6, or any with IPv6 addresses)" },
+	{ "refuse: a sit word in an IPv6 stanza: the word's line",
+	  "tunnel t6\n mode ip6ip6\n remote 2001:db8::2\n nopmtudisc\n", 0, 0,
+	  "4: \"nopmtudisc\" is for an IPv4 underlay (sit, ipip), not for mode ip6ip6" },
+	{ "refuse: an IPv4 remote for ipip6: the address's line",
+	  "tunnel b4 mode ipip6\n\tremote 192.0.2.2\n", 0, 0,
+	  "2: invalid \"remote\" address \"192.0.2.2\": mode ipip6 takes IPv6 addresses" },
+	{ "refuse: ends of two families: the local's line",
+	  "tunnel t mode any remote 2001:db8::2\n\n local 192.0.2.1\n", 0, 0,
+	  "3: invalid \"local\" address \"192.0.2.1\": the remote is IPv6, and both ends are of one family" },
+	{ "refuse: remote any over IPv6: its line",
+	  "tunnel t\n mode ip6ip6\n local 2001:db8::1\n remote any\n", 0, 0,
+	  "4: \"remote any\" over an IPv6 underlay is not supported yet: give the remote's address" },
+	{ "refuse: encaplimit out of range: its line",
+	  "tunnel t mode ip6ip6 remote 2001:db8::2\n encaplimit 300\n", 0, 0,
+	  "2: invalid \"encaplimit\" value \"300\": expected none or 0..255" },
+	{ "refuse: an IPv6 mtu out of bounds: the stanza's line",
+	  "tunnel sit1 remote 192.0.2.2\ntunnel t mode ip6ip6 remote 2001:db8::2\n mtu 1279\n", 0, 0,
+	  "2: invalid \"mtu\" value 1279: mode ip6ip6 takes 1280..65527" },
 	/* All or nothing: two good stanzas before the bad one do not make a result of 2. */
 	{ "refuse: all or nothing: two good tunnels, then a bad remote on line 3",
 	  "tunnel sit1 remote 192.0.2.2\ntunnel sit2 remote 192.0.2.3\ntunnel sit3 remote 224.0.0.1\n",
@@ -457,9 +496,58 @@ static void test_diff(void **state)
 	assert_true(!keep[0] && !keep[1] && !keep[2] && !keep[3]);
 }
 
+/*
+ * A reload of an IPv6 tunnel: each ip6tnl setting is part of the comparison, so a change
+ * to any one restarts the tunnel; the same words in another order, or a default written
+ * out, keep it.
+ */
+static void test_diff6(void **state)
+{
+	static const char base[] = "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1";
+	static const struct {
+		const char *text;
+		bool keep;
+	} next[] = {
+		{ "tunnel t6 local 2001:db8::1 remote 2001:db8::2 mode ipv6/ipv6", true },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 encaplimit 4 hoplimit 64 "
+		  "tclass 0x00 flowlabel 0x0 noallow-localremote", true },	/* the defaults written out */
+		{ "tunnel t6 mode ipip6 remote 2001:db8::2 local 2001:db8::1", false },
+		{ "tunnel t6 mode any remote 2001:db8::2 local 2001:db8::1", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::3 local 2001:db8::1", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::4", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 encaplimit 3", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 encaplimit none", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 hoplimit 63", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 hoplimit inherit", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 tclass 0x20", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 tclass inherit", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 flowlabel 0x1", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 flowlabel inherit", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 dscp inherit", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 allow-localremote", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 dev eth0", false },
+		{ "tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1 mtu 1400", false },
+		/* The same name now a sit tunnel: another underlay altogether. */
+		{ "tunnel t6 mode sit remote 192.0.2.2 local 192.0.2.1", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(next); i++) {
+		struct sitd_conf o, nx;
+		bool keep, add;
+
+		parse_one(&o, base);
+		parse_one(&nx, next[i].text);
+		sitd_config_diff(&o, 1, &nx, 1, &keep, &add);
+		if (keep != next[i].keep || add == next[i].keep)
+			fail_msg("reload to \"%s\": keep %d, add %d", next[i].text, keep, add);
+	}
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) + 6];
+	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) + 7];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_accept);
@@ -470,5 +558,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_err_buffer);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_count);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_diff);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_diff6);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

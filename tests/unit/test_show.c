@@ -7,6 +7,8 @@
  * buffer too small gets a NUL-terminated prefix of the whole and nothing past its end.
  *
  * Configurations are built field by field, not parsed, so the printer is tested alone.
+ * An IPv6 underlay (ip6tnl) prints as iproute2's `ip -6 tunnel show` (ip/ip6tunnel.c's
+ * print_tunnel), with JSON keys of its own; an IPv4 one's keys are left as they were.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -583,6 +585,96 @@ static void test_json_exact(void **state)
 	assert_string_equal(buf, "[]\n");
 }
 
+/* ---- An IPv6 underlay: `ip -6 tunnel show` ---- */
+
+#define A6(...) { 0x20, 0x01, 0x0d, 0xb8, __VA_ARGS__ }
+#define T6 { .name = "t6", .mode = SITD_MODE_SIT, .outer = SITD_OUTER_IPV6, \
+	     .remote6 = A6([15] = 2), .local6 = A6([15] = 1), .ttl = 64, .pmtudisc = true, \
+	     .encap_limit = 4, .mtu = 1452 }
+#define B4 { .name = "b4", .dev = "eth0", .mode = SITD_MODE_IPIP, .outer = SITD_OUTER_IPV6, \
+	     .remote6 = A6(0xff, 0xff, [15] = 1), .tos = 0xb8, .pmtudisc = true, .encap_limit = 4, \
+	     .encap_limit_none = true, .flowlabel = 0x12345, .dscp_inherit = true, \
+	     .allow_localremote = true, .mtu = 1460, .nogso = true }
+#define ANY6 { .name = "any6", .mode = SITD_MODE_ANY, .outer = SITD_OUTER_IPV6, \
+	       .remote6 = A6([15] = 9), .ttl = 1, .tos = SITD_TOS_INHERIT, .pmtudisc = true, \
+	       .encap_limit = 0, .flowlabel_inherit = true, .naddrs = 1, \
+	       .addrs = { { .family = 4, .len = 29, .addr = { 192, 0, 0, 2 } } } }
+
+static const struct text_case text6_cases[] = {
+	{ "text6: ip6ip6 with ip -6 tunnel add's defaults", 1, { T6 },
+	  "t6: ipv6/ipv6 remote 2001:db8::2 local 2001:db8::1 encaplimit 4 hoplimit 64 tclass 0x00 "
+	  "flowlabel 0x00000 (flowinfo 0x00000000) mtu 1452\n" },
+	{ "text6: ipip6, dev, encaplimit none, hoplimit inherit, fixed tclass and flowlabel, dscp, "
+	  "allow-localremote, nogso", 1, { B4 },
+	  "b4: ip/ipv6 remote 2001:db8:ffff::1 local any dev eth0 encaplimit none hoplimit inherit "
+	  "tclass 0xb8 flowlabel 0x12345 (flowinfo 0x0b812345) dscp inherit allow-localremote mtu 1460 "
+	  "nogso\n" },
+	{ "text6: any, encaplimit 0, tclass and flowlabel inherit, an address, mtu not known yet", 1,
+	  { ANY6 },
+	  "any6: any/ipv6 remote 2001:db8::9 local any encaplimit 0 hoplimit 1 tclass inherit "
+	  "flowlabel inherit (flowinfo 0x00000000) address 192.0.0.2/29\n" },
+	{ "text6: beside sit, in the order given", 2, { T6, SIT1 },
+	  "t6: ipv6/ipv6 remote 2001:db8::2 local 2001:db8::1 encaplimit 4 hoplimit 64 tclass 0x00 "
+	  "flowlabel 0x00000 (flowinfo 0x00000000) mtu 1452\n"
+	  "sit1: ipv6/ip remote 192.0.2.2 local 192.0.2.1 ttl inherit mtu 1480\n" },
+};
+
+/* The JSON, whole: the new keys, and none of sit's ttl, tos, pmtudisc. */
+static void test_json6_exact(void **state)
+{
+	static const struct sitd_conf c[3] = { T6, B4, SIT1 };
+
+	(void)state;
+	setup_shown(c, 3);
+	format(3, false, true);
+	assert_string_equal(buf,
+		"[{\"ifname\":\"t6\",\"mode\":\"ipv6/ipv6\",\"outer\":\"ipv6\",\"remote\":\"2001:db8::2\","
+		"\"local\":\"2001:db8::1\",\"encaplimit\":4,\"hoplimit\":64,\"tclass\":\"0x00\","
+		"\"flowlabel\":\"0x00000\",\"flowinfo\":\"0x00000000\",\"dscp_inherit\":false,"
+		"\"allow_localremote\":false,\"mtu\":1452,\"gso\":true,\"gro\":true},"
+		"{\"ifname\":\"b4\",\"mode\":\"ip/ipv6\",\"outer\":\"ipv6\",\"remote\":\"2001:db8:ffff::1\","
+		"\"local\":\"any\",\"dev\":\"eth0\",\"encaplimit\":\"none\",\"hoplimit\":\"inherit\","
+		"\"tclass\":\"0xb8\",\"flowlabel\":\"0x12345\",\"flowinfo\":\"0x0b812345\","
+		"\"dscp_inherit\":true,\"allow_localremote\":true,\"mtu\":1460,\"gso\":false,\"gro\":true},"
+		"{\"ifname\":\"sit1\",\"mode\":\"ipv6/ip\",\"remote\":\"192.0.2.2\","
+		"\"local\":\"192.0.2.1\",\"ttl\":\"inherit\",\"pmtudisc\":true,"
+		"\"mtu\":1480,\"gso\":true,\"gro\":true}]\n");
+}
+
+/* Parsed back: every key once, the text's values, and with -s the counters too. */
+static void test_json6(void **state)
+{
+	static const struct sitd_conf c[3] = { T6, B4, ANY6 };
+	static const char *const gone[] = { "ttl", "tos", "pmtudisc", "encap", "6rd", "prl" };
+	char p[64];
+
+	(void)state;
+	setup_shown(c, 3);
+	for (int st = 0; st <= 1; st++) {
+		format(3, st, true);
+		if (!json_parse(buf))
+			fail_msg("not JSON: %s", buf);
+		for (unsigned i = 0; i < 3; i++) {
+#define K(key) (snprintf(p, sizeof(p), "[%u].%s", i, key), p)
+			jexpect_str(K("outer"), "ipv6");
+			for (size_t g = 0; g < ARRAY_SIZE(gone); g++)
+				assert_int_equal(jcount(K(gone[g])), 0);
+			assert_int_equal(jcount(K("stats.path_mtu")), (unsigned)st);
+		}
+		jexpect_str("[2].mode", "any/ipv6");
+		jexpect_str("[2].remote", "2001:db8::9");
+		jexpect_u64("[2].encaplimit", 0);
+		jexpect_u64("[2].hoplimit", 1);
+		jexpect_str("[2].tclass", "inherit");
+		jexpect_str("[2].flowlabel", "inherit");
+		jexpect_str("[2].addresses[0]", "192.0.0.2/29");
+		assert_int_equal(jcount("[2].mtu"), 0);
+		jexpect_lit("[1].dscp_inherit", "true");
+		jexpect_lit("[0].allow_localremote", "false");
+#undef K
+	}
+}
+
 /* `sitd status`: the process line, then the refused system calls, text and JSON. */
 static void test_status(void **state)
 {
@@ -804,7 +896,7 @@ int main(void)
 {
 	static const char *json_names[ARRAY_SIZE(text_cases)];
 	struct CMUnitTest tests[2 * ARRAY_SIZE(text_cases) + ARRAY_SIZE(esc_cases) +
-				ARRAY_SIZE(short_cases) + 5];
+				ARRAY_SIZE(short_cases) + ARRAY_SIZE(text6_cases) + 7];
 	size_t n = 0;
 
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_reader);
@@ -821,6 +913,9 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_text_stats);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_stats);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_status);
+	TABLE(text6_cases, test_text);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json6_exact);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json6);
 	TABLE(esc_cases, test_json_escape);
 	TABLE(short_cases, test_short);
 	return cmocka_run_group_tests(tests, NULL, NULL);
