@@ -7,11 +7,13 @@
  *
  * On success: the configuration obeys the parser's own rules (a valid name, a unicast
  * remote, mtu within the mode's bounds, no ttl with nopmtudisc, a destination port for
- * fou/gue and no UDP settings without them), formats within bounds
- * as snprintf does, and survives a round trip through a canonical command line built
- * from it.  On failure: the error is a non-empty NUL-terminated line, and with a smaller
+ * fou/gue and no UDP settings without them; over IPv6 unicast IPv6 ends only, a fixed
+ * remote, no encap, a 20-bit flow label, a traffic class without ECN bits), formats
+ * within bounds as snprintf does, and survives a round trip through a canonical command
+ * line built from it; an IPv6 underlay's formatted line parses back to the same bytes.  On failure: the error is a non-empty NUL-terminated line, and with a smaller
  * buffer it is the same message cut short.
  */
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +25,7 @@
 #include "core/wire.h"
 #include "fuzz.h"
 
-enum { MAX_ARGS = 64, ERR_LEN = 512, FMT_LEN = 512 };
+enum { MAX_ARGS = 64, ERR_LEN = 512, FMT_LEN = 4096 };
 
 static bool valid_name(const char *s)
 {
@@ -54,7 +56,103 @@ static bool conf_eq(const struct sitd_conf *a, const struct sitd_conf *b)
 	       a->tos == b->tos && a->pmtudisc == b->pmtudisc && a->mtu == b->mtu &&
 	       a->encap == b->encap && a->encap_sport == b->encap_sport &&
 	       a->encap_dport == b->encap_dport && a->encap_csum == b->encap_csum &&
-	       a->nogso == b->nogso && a->nogro == b->nogro && a->isatap == b->isatap;
+	       a->nogso == b->nogso && a->nogro == b->nogro && a->isatap == b->isatap &&
+	       a->outer == b->outer && !memcmp(a->remote6, b->remote6, 16) &&
+	       !memcmp(a->local6, b->local6, 16) && a->encap_limit == b->encap_limit &&
+	       a->encap_limit_none == b->encap_limit_none && a->flowlabel == b->flowlabel &&
+	       a->flowlabel_inherit == b->flowlabel_inherit && a->dscp_inherit == b->dscp_inherit &&
+	       a->allow_localremote == b->allow_localremote;
+}
+
+static bool unicast6(const uint8_t *a)
+{
+	static const uint8_t loopback[16] = { [15] = 1 }, mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !ip6_addr_is_unspecified(a) && !ip6_addr_is_multicast(a) && memcmp(a, loopback, 16) &&
+	       memcmp(a, mapped, 12);
+}
+
+/* An IPv6 underlay's command line in ip -6 tunnel's words, every setting stated. */
+static void round_trip6(const struct sitd_conf *c)
+{
+	char remote[INET6_ADDRSTRLEN], local[INET6_ADDRSTRLEN], ttl[8], tos[8], elim[8], fl[12],
+	     mtu[8], err[ERR_LEN];
+	const char *argv[40];
+	struct sitd_conf d;
+	int n = 0;
+
+	CHECK(inet_ntop(AF_INET6, c->remote6, remote, sizeof(remote)) != NULL);
+	CHECK(inet_ntop(AF_INET6, c->local6, local, sizeof(local)) != NULL);
+	argv[n++] = "name";
+	argv[n++] = c->name;
+	argv[n++] = "mode";
+	argv[n++] = c->mode == SITD_MODE_SIT ? "ip6ip6" : c->mode == SITD_MODE_IPIP ? "ip4ip6" : "any/ipv6";
+	argv[n++] = "remote";
+	argv[n++] = remote;
+	argv[n++] = "local";
+	argv[n++] = ip6_addr_is_unspecified(c->local6) ? "any" : local;
+	snprintf(ttl, sizeof(ttl), "%u", c->ttl);
+	argv[n++] = "hlim";
+	argv[n++] = ttl;
+	snprintf(tos, sizeof(tos), "%x", c->tos);
+	argv[n++] = "tc";
+	argv[n++] = c->tos == SITD_TOS_INHERIT ? "inherit" : tos;
+	snprintf(elim, sizeof(elim), "%u", c->encap_limit);
+	argv[n++] = "encaplimit";
+	argv[n++] = c->encap_limit_none ? "none" : elim;
+	snprintf(fl, sizeof(fl), "%x", (unsigned)c->flowlabel);
+	argv[n++] = "fl";
+	argv[n++] = c->flowlabel_inherit ? "inherit" : fl;
+	if (c->dscp_inherit) {
+		argv[n++] = "dscp";
+		argv[n++] = "inherit";
+	}
+	argv[n++] = c->allow_localremote ? "allow-localremote" : "noallow-localremote";
+	if (c->dev[0]) {
+		argv[n++] = "dev";
+		argv[n++] = c->dev;
+	}
+	if (c->mtu) {
+		snprintf(mtu, sizeof(mtu), "%u", c->mtu);
+		argv[n++] = "mtu";
+		argv[n++] = mtu;
+	}
+	if (c->nogso)
+		argv[n++] = "nogso";
+	if (c->nogro)
+		argv[n++] = "nogro";
+	CHECK(sitd_cli_parse(n, argv, &d, err, sizeof(err)) == 0);
+	CHECK(conf_eq(&d, c));
+}
+
+/*
+ * sitd_conf_format's line of an IPv6 underlay, back into words (cli.h): "name" before the
+ * name, "mode" before the mode, the flowinfo left out; it must give the very same bytes.
+ */
+static void format_round_trip6(const struct sitd_conf *c, const char *line)
+{
+	static char copy[FMT_LEN];
+	const char *argv[MAX_ARGS * 2];
+	char err[ERR_LEN], *save = NULL;
+	struct sitd_conf d;
+	int n = 0, w = 0;
+
+	strcpy(copy, line);
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save), w++) {
+		CHECK(n + 2 < (int)(sizeof(argv) / sizeof(argv[0])));
+		if (w == 0) {
+			tok[strlen(tok) - 1] = '\0';
+			argv[n++] = "name";
+		} else if (w == 1) {
+			argv[n++] = "mode";
+		} else if (!strcmp(tok, "(flowinfo") && strcmp(argv[n - 1], "dev")) {
+			CHECK(strtok_r(NULL, " ", &save) != NULL);
+			continue;
+		}
+		argv[n++] = tok;
+	}
+	CHECK(sitd_cli_parse(n, argv, &d, err, sizeof(err)) == 0);
+	CHECK(!memcmp(&d, c, sizeof(d)));
 }
 
 /* Build the command line that states *c explicitly, parse it, and compare. */
@@ -115,15 +213,13 @@ static void round_trip(const struct sitd_conf *c)
 	CHECK(conf_eq(&d, c));
 }
 
-static void check_ok(const struct sitd_conf *c, size_t small)
+/* An IPv4 underlay's rules (sit, ipip). */
+static void check_ok4(const struct sitd_conf *c)
 {
-	char buf[FMT_LEN], *tiny;
-	size_t n, m;
-
-	CHECK(valid_name(c->name));
-	CHECK(strnlen(c->dev, SITD_IFNAMSIZ) < SITD_IFNAMSIZ);
-	CHECK(!c->dev[0] || valid_name(c->dev));
-	CHECK(c->mode == SITD_MODE_ANY || c->mode == SITD_MODE_SIT || c->mode == SITD_MODE_IPIP);
+	/* The ip6tnl settings stay zero on an IPv4 underlay. */
+	CHECK(ip6_addr_is_unspecified(c->remote6) && ip6_addr_is_unspecified(c->local6));
+	CHECK(!c->encap_limit && !c->encap_limit_none && !c->flowlabel && !c->flowlabel_inherit &&
+	      !c->dscp_inherit && !c->allow_localremote);
 	/* remote any: 6to4, 6rd, ISATAP, which carry IPv6 in plain protocol 41 only. */
 	if (c->remote)
 		CHECK(unicast(c->remote));
@@ -131,10 +227,6 @@ static void check_ok(const struct sitd_conf *c, size_t small)
 		CHECK(c->mode == SITD_MODE_SIT && c->encap == SITD_ENCAP_NONE);
 	CHECK(!c->isatap || (c->mode == SITD_MODE_SIT && !c->remote && c->local));
 	CHECK(!c->nprl || c->isatap);
-	CHECK(c->naddrs <= SITD_MAX_ADDRS && c->nroutes <= SITD_MAX_ROUTES && c->nprl <= SITD_PRL_MAX);
-	for (unsigned i = 0; i < c->naddrs; i++)
-		CHECK((c->addrs[i].family == 6 && c->addrs[i].len <= 128) ||
-		      (c->addrs[i].family == 4 && c->addrs[i].len <= 32));
 	CHECK(c->local == 0 || unicast(c->local));
 	CHECK(c->mtu == 0 || (c->mtu >= sitd_mtu_min(c) && c->mtu <= sitd_mtu_max(c)));
 	CHECK(sitd_mtu_max(c) + sitd_encap_len(c) <= IP_MAX_LEN);
@@ -145,6 +237,37 @@ static void check_ok(const struct sitd_conf *c, size_t small)
 	else
 		CHECK(c->encap_dport != 0);
 	CHECK(!(c->ttl && !c->pmtudisc));
+}
+
+static void check_ok(const struct sitd_conf *c, size_t small)
+{
+	char buf[FMT_LEN], *tiny;
+	size_t n, m;
+
+	CHECK(valid_name(c->name));
+	CHECK(strnlen(c->dev, SITD_IFNAMSIZ) < SITD_IFNAMSIZ);
+	CHECK(!c->dev[0] || valid_name(c->dev));
+	CHECK(c->mode == SITD_MODE_ANY || c->mode == SITD_MODE_SIT || c->mode == SITD_MODE_IPIP);
+	CHECK(c->outer == SITD_OUTER_IPV4 || c->outer == SITD_OUTER_IPV6);
+	CHECK(c->naddrs <= SITD_MAX_ADDRS && c->nroutes <= SITD_MAX_ROUTES && c->nprl <= SITD_PRL_MAX);
+	for (unsigned i = 0; i < c->naddrs; i++)
+		CHECK((c->addrs[i].family == 6 && c->addrs[i].len <= 128) ||
+		      (c->addrs[i].family == 4 && c->addrs[i].len <= 32));
+	if (c->outer == SITD_OUTER_IPV6) {
+		/* ip6tnl: unicast IPv6 ends, a fixed remote (this round), no encap, no IPv4 words. */
+		CHECK(!c->remote && !c->local && unicast6(c->remote6));
+		CHECK(ip6_addr_is_unspecified(c->local6) || unicast6(c->local6));
+		CHECK(c->encap == SITD_ENCAP_NONE && !c->encap_sport && !c->encap_dport && !c->encap_csum);
+		CHECK(!c->isatap && !c->nprl && c->pmtudisc);
+		CHECK(c->flowlabel <= 0xfffff && (!c->flowlabel_inherit || !c->flowlabel));
+		CHECK(c->tos == SITD_TOS_INHERIT || !(c->tos & ECN_MASK));
+		CHECK(!c->encap_limit_none || c->encap_limit == SITD_ENCAP_LIMIT_DEFAULT);
+		CHECK(c->mtu == 0 || (c->mtu >= sitd_mtu_min(c) && c->mtu <= sitd_mtu_max(c)));
+		CHECK(sitd_mtu_max(c) + sitd_encap_len(c) <= IP_MAX_LEN + IPV6_HDR_LEN);
+		CHECK(sitd_mtu_min(c) == (c->mode == SITD_MODE_SIT ? IPV6_MIN_MTU : IPV4_MIN_MTU));
+	} else {
+		check_ok4(c);
+	}
 
 	n = sitd_conf_format(c, buf, sizeof(buf));
 	CHECK(n > 0 && n < sizeof(buf) && strlen(buf) == n);
@@ -159,7 +282,12 @@ static void check_ok(const struct sitd_conf *c, size_t small)
 	CHECK(strlen(tiny) == (n < small ? n : small - 1) && !strncmp(tiny, buf, strlen(tiny)));
 	free(tiny);
 
-	round_trip(c);
+	if (c->outer == SITD_OUTER_IPV6) {
+		format_round_trip6(c, buf);
+		round_trip6(c);
+	} else {
+		round_trip(c);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -650,6 +650,22 @@ def cli_seeds():
         "dev_slash": argv("ipip9", "remote", "198.51.100.1", "dev", "a/b"),
         "missing_value": argv("sit0", "remote"),
         "long_name": argv("abcdefghijklmnop", "mode", "sit", "remote", "192.0.2.2"),
+        # An IPv6 underlay (ip6tnl): ip -6 tunnel's words, their defaults and refusals.
+        "ip6ip6_defaults": argv("t6", "mode", "ip6ip6", "remote", "2001:db8::2", "local", "2001:db8::1"),
+        "ipip6_all_words": argv("b4", "mode", "ipip6", "remote", "2001:db8:ffff::1", "local",
+                                "2001:db8:1::2", "dev", "eth0", "encaplimit", "none", "hoplimit",
+                                "inherit", "tclass", "0xb8", "flowlabel", "0x12345", "dscp", "inherit",
+                                "allow-localremote", "mtu", "1452", "nogso"),
+        "any6_aliases": argv("name", "t", "mode", "any/ipv6", "remote", "2001:db8::9", "tc", "inherit",
+                             "fl", "inherit", "hlim", "1", "encaplimit", "0", "mtu", "68",
+                             "address", "192.0.0.2/29", "route", "0.0.0.0/0"),
+        "ip6tnl_no_mode": argv("ip6tnl1", "remote", "2001:db8::2", "ttl", "255", "tos", "1"),
+        "ip6_ll_dev": argv("t", "mode", "ip4ip6", "remote", "fe80::1", "dev", "eth0",
+                           "noallow-localremote", "mtu", "65495"),
+        "ip6_mixed_families": argv("t", "mode", "any", "remote", "2001:db8::2", "local", "192.0.2.1"),
+        "ip6_sit_word": argv("t", "mode", "ip6ip6", "remote", "2001:db8::2", "nopmtudisc"),
+        "ip6_remote_any": argv("t", "mode", "ip6ip6", "remote", "any", "local", "2001:db8::1"),
+        "ip6_word_on_sit": argv("sit1", "remote", "192.0.2.2", "encaplimit", "4", "flowlabel", "1"),
     }
 
 
@@ -802,6 +818,16 @@ def config_seeds():
         "empty_stanza": b"tunnel\ntunnel sit1 remote 192.0.2.2\n",
         # sitd show -j must stay JSON whatever bytes a name has (dev_valid_name allows '"').
         "regress-json-quote-in-name": b'tunnel sit"1 remote 192.0.2.2\n',
+        # IPv6 underlays (ip6tnl) beside sit; a DS-Lite B4; errors at the offending line.
+        "ip6tnl_stanzas": b"tunnel t6 mode ip6ip6 remote 2001:db8::2 local 2001:db8::1\n"
+                          b"\tencaplimit none hoplimit 255 tclass inherit flowlabel 0x12345\n"
+                          b"# DS-Lite (RFC 6333): the B4 end, to the AFTR\n"
+                          b"tunnel b4\n\tmode ipip6 remote 2001:db8:ffff::1 local 2001:db8:1::2\n"
+                          b"\tdscp inherit allow-localremote mtu 1452 route 0.0.0.0/0\n"
+                          b"tunnel any6 mode any remote 2001:db8::9 tc 0x20 fl inherit dev eth0\n"
+                          b"tunnel sit1 remote 192.0.2.2\n",
+        "ip6_word_on_sit_line3": b"tunnel sit1 remote 192.0.2.2\n\tttl 64\n\tencaplimit 4\n",
+        "ip6_bad_family_line2": b"tunnel b4 mode ipip6\n\tremote 192.0.2.2\n",
     }
 
 
