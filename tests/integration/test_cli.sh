@@ -36,6 +36,24 @@ refuses "name too long" '"abcdefghijklmnop"' abcdefghijklmnop mode sit remote $B
 refuses "missing remote" 'missing "remote ADDR"' t0 mode sit
 refuses "no mode and a name that does not say" 'cannot determine tunnel mode' t0 remote $B4
 refuses "unknown underlay device" 'cannot find device "nosuch0"' t0 mode sit remote $B4 dev nosuch0
+# An IPv6 underlay (ip -6 tunnel's words): refused before anything is created, so no
+# IPv6 data path is needed.  Documentation addresses (RFC 3849) only.
+R6=2001:db8::2
+refuses "ip6ip6 with an IPv4 remote" "\"$B4\": mode ip6ip6 takes IPv6 addresses" t0 mode ip6ip6 remote $B4
+refuses "ipip6 with an IPv4 local" 'both ends are of one family' t0 mode ipip6 remote $R6 local $B4
+refuses "an IPv6 word on sit" '"encaplimit" is for an IPv6 underlay' t0 mode sit remote $B4 encaplimit 4
+refuses "a sit word on ip6ip6" '"nopmtudisc" is for an IPv4 underlay' t0 mode ip6ip6 remote $R6 nopmtudisc
+refuses "remote any over IPv6" '"remote any" over an IPv6 underlay is not supported yet' t0 mode ip6ip6 remote any local 2001:db8::1
+refuses "encap over IPv6" '"encap fou" over an IPv6 underlay is not supported yet' t0 mode ipip6 remote $R6 encap fou encap-dport 5555
+refuses "encaplimit out of range" '"encaplimit" value "256"' t0 mode ip6ip6 remote $R6 encaplimit 256
+refuses "flowlabel over 20 bits" '"flowlabel" value "0x100000"' t0 mode ip6ip6 remote $R6 flowlabel 0x100000
+refuses "dscp other than inherit" '"dscp" value "10"' t0 mode ipip6 remote $R6 dscp 10
+refuses "mtu below the ip6ip6 minimum" 'mode ip6ip6 takes 1280..65527' t0 mode ip6ip6 remote $R6 mtu 1279
+refuses "a link-local remote without dev" 'needs "dev IFACE"' t0 mode ip6ip6 remote fe80::1
+refuses "a loopback remote" '"::1": expected a unicast IPv6 address' t0 mode ip6ip6 remote ::1
+err=$(ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/refused.sock" t0 mode ip6ip6 remote $R6 tclass inherit/20 2>&1)
+expect_eq "a bad IPv6 line: exit 2, one line naming the word" \
+	"$? $(grep -v -e '^sitd: no user' -e '^sitd: built with' <<<"$err" | grep -c '"inherit/20"')" "2 1"
 check "help exits 0" ip netns exec "$NS_A" "$SITD" help
 
 # Without CAP_NET_ADMIN (an unprivileged user, no capabilities), with a /dev/net/tun it
