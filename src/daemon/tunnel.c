@@ -120,6 +120,12 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	bool guessed;
 	int r;
 
+	if (c->outer == SITD_OUTER_IPV6) {
+		/* The grammar and the core know ip6tnl; the outer IPv6 paths are not built yet. */
+		log_warnx("%s: an IPv6 underlay (ip6tnl) is not supported by this daemon yet", c->name);
+		free(t);
+		return NULL;
+	}
 	if (!t) {
 		log_warn("%s: out of memory", c->name);
 		return NULL;
