@@ -454,3 +454,73 @@ int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed
 	*confirmed = n.state & (NUD_REACHABLE | NUD_PERMANENT | NUD_NOARP);
 	return 0;
 }
+
+static int tun_info_cb(const struct nlattr *attr, void *data)
+{
+	struct nl_tun *t = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type == IFLA_TUN_OWNER || type == IFLA_TUN_GROUP) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		*(type == IFLA_TUN_OWNER ? &t->owner : &t->group) = mnl_attr_get_u32(attr);
+	} else if (type == IFLA_TUN_TYPE || type == IFLA_TUN_PI || type == IFLA_TUN_VNET_HDR ||
+		   type == IFLA_TUN_MULTI_QUEUE) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return MNL_CB_ERROR;
+		if (type == IFLA_TUN_TYPE)
+			t->type = mnl_attr_get_u8(attr);
+		else
+			*(type == IFLA_TUN_PI ? &t->pi : type == IFLA_TUN_VNET_HDR ? &t->vnet_hdr :
+			  &t->multi_queue) = mnl_attr_get_u8(attr) != 0;
+	}
+	return MNL_CB_OK;
+}
+
+static int tun_linkinfo_cb(const struct nlattr *attr, void *data)
+{
+	struct nl_tun *t = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_INFO_KIND) {
+		t->tun = mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0 &&
+			 !strcmp(mnl_attr_get_str(attr), "tun");
+	} else if (mnl_attr_get_type(attr) == IFLA_INFO_DATA && t->tun) {
+		/* tun_fill_info leaves out the owner and group that were never set. */
+		t->known = true;
+		return mnl_attr_parse_nested(attr, tun_info_cb, t);
+	}
+	return MNL_CB_OK;
+}
+
+static int tun_link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nlattr *attr;	/* not const: mnl_attr_for_each casts it */
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct ifinfomsg)))
+		return MNL_CB_OK;
+	mnl_attr_for_each(attr, nlh, sizeof(struct ifinfomsg)) {
+		/* IFLA_INFO_KIND comes before IFLA_INFO_DATA (rtnl_link_fill). */
+		if (mnl_attr_get_type(attr) == IFLA_LINKINFO &&
+		    mnl_attr_parse_nested(attr, tun_linkinfo_cb, data) < 0)
+			return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int nl_tun_get(const char *name, struct nl_tun *t)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	memset(t, 0, sizeof(*t));
+	t->owner = t->group = -1;
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	/* No counters: the answer then fits nl_request's buffer whatever the device. */
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	return nl_request(nlh, tun_link_cb, t);
+}

@@ -55,4 +55,19 @@ int nl_route_get4(uint32_t dst, uint32_t src, unsigned oif, unsigned *out_oif, u
  * -errno.  *confirmed: reachable (recently confirmed) or fixed, not stale or being probed. */
 int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed);
 
+/*
+ * A device as rtnetlink describes it (RTM_GETLINK; a TUN device's IFLA_TUN_* from
+ * tun_fill_info, kernel 4.15 on): who may attach to it and how it was made.
+ */
+struct nl_tun {
+	bool tun;			/* IFLA_INFO_KIND "tun" (TUN or TAP) */
+	bool known;			/* IFLA_INFO_DATA came: the fields below are the kernel's */
+	uint8_t type;			/* IFF_TUN or IFF_TAP */
+	bool pi, vnet_hdr, multi_queue;
+	int64_t owner, group;		/* TUNSETOWNER / TUNSETGROUP; -1: never set */
+};
+
+/* The device `name`: 0, -ENODEV when there is none, or -errno. */
+int nl_tun_get(const char *name, struct nl_tun *t);
+
 #endif

@@ -14,6 +14,35 @@
 
 #include "core/wire.h"
 
+/*
+ * Attach a new fd to TUN device `name` with these flags (TUNSETIFF), creating it when
+ * there is none.  Busy: another fd holds it.  After a crash or a kill the old packet
+ * process may still be letting go (its monitor gone, it stops on SIGTERM): wait for it,
+ * 2 s at most, when the device was there (existed); a second sitd running the same
+ * device fails after that.  The fd, or -errno.
+ */
+static int tun_attach(const char *name, short flags, bool existed)
+{
+	struct ifreq ifr;
+	int fd, err;
+
+	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = flags;
+	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+	for (int i = 0; ioctl(fd, TUNSETIFF, &ifr) < 0; i++) {
+		if (errno != EBUSY || !existed || i == 40) {
+			err = errno;
+			close(fd);
+			return -err;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	}
+	return fd;
+}
+
 int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 {
 	/* Richest first: TSO_ECN lets CWR-marked TCP reach us unsegmented too. */
@@ -22,32 +51,18 @@ int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 		TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6,
 		TUN_F_CSUM,
 	};
-	struct ifreq ifr;
 	int fd, hdrsz = VNET_HDR_LEN, err;
 
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_VNET_HDR;
-	strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
 	/* A device of that name left by an earlier sitd is taken over, as it is. */
 	*existed = if_nametoindex(name) != 0;
+	fd = tun_attach(name, IFF_TUN | IFF_NO_PI | IFF_VNET_HDR, *existed);
+	if (fd < 0)
+		return fd;
 	/*
 	 * Persistent: the device, its ifindex, addresses and routes outlive this fd, so a
 	 * restart or a crash of sitd loses none of them (tun_set_iff, TUNSETPERSIST); only
 	 * tun_delete() removes it.
 	 */
-	/*
-	 * Busy: another fd holds it.  After a crash or a kill the old packet process may
-	 * still be letting go (its monitor gone, it stops on SIGTERM): wait for it, 2 s at
-	 * most; a second sitd running the same device fails after that.
-	 */
-	for (int i = 0; ioctl(fd, TUNSETIFF, &ifr) < 0; i++) {
-		if (errno != EBUSY || !*existed || i == 40)
-			goto fail;
-		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
-	}
 	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0 || ioctl(fd, TUNSETPERSIST, 1) < 0)
 		goto fail;
 	for (size_t i = tso ? 0 : 2; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -62,6 +77,18 @@ fail:
 		(void)ioctl(fd, TUNSETPERSIST, 0);
 	close(fd);
 	return -err;
+}
+
+int tun_remove(const char *name, bool tap, bool multi_queue)
+{
+	/* TUNSETIFF must match the device's type and queueing, or tun_set_iff says EINVAL. */
+	int fd = tun_attach(name, (short)((tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI |
+					  (multi_queue ? IFF_MULTI_QUEUE : 0)), true);
+
+	if (fd < 0)
+		return fd;
+	/* Not persistent, the last fd closed: __tun_detach unregisters it, now. */
+	return tun_delete(fd);
 }
 
 int tun_delete(int fd)

@@ -14,6 +14,14 @@
  */
 int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 
+/*
+ * Remove the TUN device `name` that sitd is to make anew (`takeover`): attached (as a TAP
+ * or multiqueue device when it is one), no longer persistent, closed.  Whoever could
+ * attach to it (its owner, group) cannot attach to the one tun_open() makes next.
+ * 0 or -errno (-EBUSY: another process still holds it after 2 s).
+ */
+int tun_remove(const char *name, bool tap, bool multi_queue);
+
 /* Close a device's fd and remove the device (it is persistent until then): 0 or
  * -errno. */
 int tun_delete(int fd);
