@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	      "            [local {ADDR|any}] [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]\n"
 	      "            [pmtudisc|nopmtudisc] [dev PHYS_DEV] [mtu N]\n"
 	      "            [encap {fou|gue|none}] [encap-sport {PORT|auto}] [encap-dport PORT]\n"
-	      "            [[no]encap-csum] [nogso] [nogro]\n"
+	      "            [[no]encap-csum] [nogso] [nogro] [takeover]\n"
 	      "            [6rd-prefix P/L] [6rd-relay_prefix A/L] [prl-default A] [prl-nodefault A]\n"
 	      "            [address PREFIX]... [route PREFIX [via ADDR] [metric N] [table T]]...\n"
 	      "       sitd [OPTIONS] -c FILE\n",

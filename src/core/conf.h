@@ -118,6 +118,12 @@ struct sitd_conf {
 	bool flowlabel_inherit;		/* `flowlabel inherit`: IP6_TNL_F_USE_ORIG_FLOWLABEL */
 	bool dscp_inherit;		/* `dscp inherit`: IP6_TNL_F_RCV_DSCP_COPY, on receive */
 	bool allow_localremote;		/* `allow-localremote`: IP6_TNL_F_ALLOW_LOCAL_REMOTE */
+	/*
+	 * `takeover`, sitd's own: a TUN device of that name that another owner or group may
+	 * attach to, or not made as sitd makes them, is removed and made anew; without it
+	 * such a device is refused (priv/monitor.c).
+	 */
+	bool takeover;
 };
 
 /* Whether the tunnel has a fixed remote (else `remote any`), for either outer family. */

@@ -425,6 +425,13 @@ static int kw_nogro(struct cli *p, const char *kw)
 	return 0;
 }
 
+static int kw_takeover(struct cli *p, const char *kw)
+{
+	(void)kw;
+	p->c->takeover = true;
+	return 0;
+}
+
 /* ip -6 tunnel's words (ip/ip6tunnel.c), each an ip6_tnl_parm field (conf.h). */
 
 /* encaplimit none|0..255: RFC 2473 4.1.1's option, or none at all (IP6_TNL_F_IGN_ENCAP_LIMIT). */
@@ -697,6 +704,7 @@ static const struct cli_keyword {
 	{ "noencap-remcsum", { NULL }, SEEN_REMCSUM, kw_ignored, FAM_ANY },
 	{ "nogso", { NULL }, 0, kw_nogso, FAM_ANY },
 	{ "nogro", { NULL }, 0, kw_nogro, FAM_ANY },
+	{ "takeover", { NULL }, 0, kw_takeover, FAM_ANY },
 	{ "dev", { NULL }, SEEN_DEV, kw_dev, FAM_ANY },
 	{ "6rd-prefix", { NULL }, 0, kw_6rd, FAM_4 },
 	{ "6rd-relay_prefix", { NULL }, 0, kw_6rd, FAM_4 },

@@ -6,7 +6,7 @@
  *        [ttl {1..255|inherit}] [tos {00..ff|inherit|inherit/00..ff}]
  *        [pmtudisc|nopmtudisc] [dev IFACE] [mtu N]
  *        [encap {fou|gue|none}] [encap-sport {PORT|auto}] [encap-dport PORT]
- *        [[no]encap-csum] [[no]encap-udp6-csum] [noencap-remcsum] [nogso] [nogro]
+ *        [[no]encap-csum] [[no]encap-udp6-csum] [noencap-remcsum] [nogso] [nogro] [takeover]
  *        [6rd-prefix P[/L]] [6rd-relay_prefix A[/L]] [6rd-reset]
  *        [{prl-default|prl-nodefault} ADDR]... [address ADDR[/LEN]]...
  *        [route PREFIX[/LEN] [via ADDR] [metric N] [table N]]...
@@ -17,7 +17,7 @@
  *   sitd [name] NAME [mode {ip6ip6|ipip6|any}] remote ADDR6 [local {ADDR6|any}]
  *        [encaplimit {none|0..255}] [hoplimit {0..255|inherit}] [tclass {0x00..0xff|inherit}]
  *        [flowlabel {0x0..0xfffff|inherit}] [dscp inherit] [[no]allow-localremote]
- *        [dev IFACE] [mtu N] [nogso] [nogro] [address ...]... [route ...]...
+ *        [dev IFACE] [mtu N] [nogso] [nogro] [takeover] [address ...]... [route ...]...
  *
  * Keywords and aliases as iproute2 spells them (hoplimit and hlim for ttl, tclass and
  * dsfield for tos, and for IPv6 tc, fl for flowlabel; ipv6/ip and ip6ip for sit, ip/ip for
@@ -31,7 +31,8 @@
  * remote any by default and needs local, and only it takes a PRL (the prl words of `ip
  * tunnel prl`).  address and route (IPv6 or IPv4) are put on the tunnel device.  nogso and
  * nogro are sitd's own: no TSO on the TUN device (the kernel then segments, as with
- * `ethtool -K NAME tso off`), no merging on receive.  Pure: no I/O, the error is returned
+ * `ethtool -K NAME tso off`), no merging on receive; so is takeover: an existing TUN
+ * device another owner or group may attach to is made anew, not refused.  Pure: no I/O, the error is returned
  * as text.
  */
 #ifndef SITD_CLI_H

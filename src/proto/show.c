@@ -371,8 +371,11 @@ tail:
 		pr_u64(p, "mtu", " mtu %" PRIu64, c->mtu);
 	pr_bool(p, "gso", NULL, !c->nogso);
 	pr_bool(p, "gro", NULL, !c->nogro);
+	if (c->takeover)	/* additive: the key only when set */
+		pr_bool(p, "takeover", NULL, true);
 	if (!p->json)
-		out(p, "%s%s\n", c->nogso ? " nogso" : "", c->nogro ? " nogro" : "");
+		out(p, "%s%s%s\n", c->nogso ? " nogso" : "", c->nogro ? " nogro" : "",
+		    c->takeover ? " takeover" : "");
 	if (stats) {
 		const struct sitd_stats *s = t->stats;
 
