@@ -62,6 +62,8 @@ static int tun_error(const struct sitd_conf *c, int e)
 	else if (errno == EBUSY)
 		log_warn("cannot take TUN device \"%s\" over: another process holds it (another sitd?)",
 			 c->name);
+	else if (errno == EEXIST)	/* the monitor's line names its owner */
+		log_warnx("TUN device \"%s\" not taken over: it is not sitd's", c->name);
 	else if (errno == EINVAL)
 		log_warn("cannot create TUN device \"%s\" (does a non-TUN device of that name exist?)",
 			 c->name);

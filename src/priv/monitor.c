@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/if_tun.h>
 #include <net/if.h>
 #include <netinet/icmp6.h>
 #include <netinet/in.h>
@@ -159,6 +160,51 @@ static bool configured(const char *name, const struct priv_req *r)
 
 	return c && (!r || (r->type == PRIV_ADDR ? addr_listed(c, &r->route.dst) :
 			    route_listed(c, &r->route)));
+}
+
+/*
+ * Whether c's TUN device may be opened: none there yet, or one as sitd makes them
+ * (tun_open: IFF_TUN | IFF_NO_PI | IFF_VNET_HDR, one queue; no owner or group, so only
+ * CAP_NET_ADMIN attaches, tun_not_capable), which restarts and upgrades take over.  Any
+ * other TUN device is refused, in one line naming it, unless c says takeover: then it
+ * is removed for tun_open to make anew, so whoever could attach no longer can (its
+ * owner cannot be unset: TUNSETOWNER -1 is EINVAL, make_kuid).  0 or -errno (-EEXIST:
+ * refused).  Not a TUN device at all: left to tun_open's EINVAL, as before.
+ */
+static int tun_claim(const struct sitd_conf *c)
+{
+	char owner[24] = "none", group[24] = "none";
+	const char *why;
+	struct nl_tun t;
+	int e = nl_tun_get(c->name, &t);
+
+	if (e == -ENODEV)
+		return 0;
+	if (e < 0) {
+		log_warn_errno(-e, "monitor: cannot read TUN device \"%s\"", c->name);
+		return e;
+	}
+	if (!t.tun || (t.known && t.type == IFF_TUN && !t.pi && t.vnet_hdr && !t.multi_queue &&
+		       t.owner < 0 && t.group < 0))
+		return 0;
+	if (t.owner >= 0)
+		snprintf(owner, sizeof(owner), "%lld", (long long)t.owner);
+	if (t.group >= 0)
+		snprintf(group, sizeof(group), "%lld", (long long)t.group);
+	if (!t.known)
+		why = "the kernel does not say who may attach to it";
+	else if (t.owner >= 0 || t.group >= 0)
+		why = "its owner or group may attach to it";
+	else
+		why = "not made as sitd makes them (tun mode, vnet headers, one queue)";
+	if (!c->takeover) {
+		log_warnx("monitor: TUN device \"%s\" of owner %s, group %s not taken over: %s "
+			  "(\"takeover\" in its stanza makes it anew)", c->name, owner, group, why);
+		return -EEXIST;
+	}
+	log_info("monitor: TUN device \"%s\" of owner %s, group %s taken over and made anew: %s",
+		 c->name, owner, group, why);
+	return tun_remove(c->name, t.type == IFF_TAP, t.multi_queue);
 }
 
 /* ---- what the configuration needs --------------------------------------------------- */
@@ -407,6 +453,8 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 				  r->name);
 			return -EPERM;
 		}
+		if ((e = tun_claim(conf_named(r->name))) < 0)
+			return e;
 		*fd = tun_open(r->name, r->flag, &rep->offloads, &existed);
 		rep->existed = existed;
 		if (*fd >= 0)
