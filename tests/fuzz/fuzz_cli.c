@@ -57,6 +57,7 @@ static bool conf_eq(const struct sitd_conf *a, const struct sitd_conf *b)
 	       a->encap == b->encap && a->encap_sport == b->encap_sport &&
 	       a->encap_dport == b->encap_dport && a->encap_csum == b->encap_csum &&
 	       a->nogso == b->nogso && a->nogro == b->nogro && a->isatap == b->isatap &&
+	       a->takeover == b->takeover &&
 	       a->outer == b->outer && !memcmp(a->remote6, b->remote6, 16) &&
 	       !memcmp(a->local6, b->local6, 16) && a->encap_limit == b->encap_limit &&
 	       a->encap_limit_none == b->encap_limit_none && a->flowlabel == b->flowlabel &&
@@ -121,6 +122,8 @@ static void round_trip6(const struct sitd_conf *c)
 		argv[n++] = "nogso";
 	if (c->nogro)
 		argv[n++] = "nogro";
+	if (c->takeover)
+		argv[n++] = "takeover";
 	CHECK(sitd_cli_parse(n, argv, &d, err, sizeof(err)) == 0);
 	CHECK(conf_eq(&d, c));
 }
@@ -209,6 +212,8 @@ static void round_trip(const struct sitd_conf *c)
 		argv[n++] = "nogso";
 	if (c->nogro)
 		argv[n++] = "nogro";
+	if (c->takeover)
+		argv[n++] = "takeover";
 	CHECK(sitd_cli_parse(n, argv, &d, err, sizeof(err)) == 0);
 	CHECK(conf_eq(&d, c));
 }

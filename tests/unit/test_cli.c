@@ -577,6 +577,9 @@ static struct format_case format_cases[] = {
 	    "encap-dport", "6080", "encap-csum", NULL },
 	  "t: any/ip remote 192.0.2.2 local any ttl inherit nopmtudisc encap gue encap-sport 4000 "
 	  "encap-dport 6080 encap-csum" },
+	{ "format: takeover, sitd's own word, last, after nogso nogro",
+	  { "sit1", "takeover", "remote", R, "nogro", "nogso", NULL },
+	  "sit1: ipv6/ip remote 192.0.2.2 local any ttl inherit nogso nogro takeover" },
 	{ "format: encap none, encap-udp6-csum and noencap-remcsum leave no trace",
 	  { "ipip1", "remote", R, "encap", "none", "noencap-remcsum", "encap-udp6-csum", NULL },
 	  "ipip1: ip/ip remote 192.0.2.2 local any ttl inherit" },
@@ -795,6 +798,10 @@ static struct format6_case format6_cases[] = {
 	    "allow-localremote", "encaplimit", "0", "hoplimit", "1", "mtu", "1400", "nogso", "nogro", NULL },
 	  "t: any/ipv6 remote 2001:db8::2 local any encaplimit 0 hoplimit 1 tclass inherit flowlabel inherit "
 	  "(flowinfo 0x00000000) dscp inherit allow-localremote mtu 1400 nogso nogro" },
+	{ "format6: takeover on an IPv6 underlay too",
+	  { "t0", "mode", "ip6ip6", "remote", R6, "local", L6, "takeover", NULL },
+	  "t0: ipv6/ipv6 remote 2001:db8::2 local 2001:db8:1::1 encaplimit 4 hoplimit 64 tclass 0x00 "
+	  "flowlabel 0x00000 (flowinfo 0x00000000) takeover" },
 	{ "format6: address and route words",
 	  { "t", "mode", "ip6ip6", "remote", R6, "address", "2001:db8:64::1/64", "address", "198.51.100.1/24",
 	    "route", "2001:db8:99::/48", "via", "2001:db8:64::2", "metric", "5", "table", "100", NULL },
@@ -1006,11 +1013,54 @@ static void test_cli_addresses_routes_refused(void **state)
 	}
 }
 
+/*
+ * takeover (conf.h): off unless given, on wherever it stands, again is no error (as nogso),
+ * and sitd_conf_format's line gives the same configuration back, byte for byte.
+ */
+static void test_cli_takeover(void **state)
+{
+	static const char *const plain[] = { "sit1", "remote", R, "local", L, NULL },
+			  *const first[] = { "takeover", "sit1", "remote", R, "local", L, NULL },
+			  *const twice[] = { "sit1", "remote", R, "takeover", "local", L, "takeover", NULL },
+			  *const isatap[] = { "isatap0", "mode", "isatap", "local", L, "takeover", NULL };
+	const char *const *const on[] = { first, twice, isatap };
+	struct sitd_conf c, back;
+	char err[256], line[512], *words[64], *save;
+	const char *argv[64];
+	int n;
+
+	(void)state;
+	assert_int_equal(sitd_cli_parse(argc_of(plain), plain, &c, err, sizeof(err)), 0);
+	assert_false(c.takeover);
+	sitd_conf_format(&c, line, sizeof(line));
+	assert_null(strstr(line, "takeover"));
+	for (size_t i = 0; i < ARRAY_SIZE(on); i++) {
+		assert_int_equal(sitd_cli_parse(argc_of(on[i]), on[i], &c, err, sizeof(err)), 0);
+		assert_true(c.takeover);
+		sitd_conf_format(&c, line, sizeof(line));
+		assert_non_null(strstr(line, " takeover"));
+		if (c.isatap)	/* its line says isatap and remote any both: no command line */
+			continue;
+		/* "NAME: MODE ..." back into words: name NAME mode MODE, the rest as printed. */
+		n = 0;
+		for (char *w = strtok_r(line, " ", &save); w && n < 60; w = strtok_r(NULL, " ", &save))
+			words[n++] = w;
+		words[0][strlen(words[0]) - 1] = '\0';
+		argv[0] = "name";
+		argv[1] = words[0];
+		argv[2] = "mode";
+		for (int k = 1; k < n; k++)
+			argv[k + 2] = words[k];
+		assert_int_equal(sitd_cli_parse(n + 2, argv, &back, err, sizeof(err)), 0);
+		assert_memory_equal(&back, &c, sizeof(c));
+	}
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
 				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) +
-				ARRAY_SIZE(accept6_cases) + ARRAY_SIZE(format6_cases) + 8];
+				ARRAY_SIZE(accept6_cases) + ARRAY_SIZE(format6_cases) + 9];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
@@ -1027,5 +1077,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_ipv4_unchanged);
 	TABLE(format6_cases, test_cli_format6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_round_trip6);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_takeover);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

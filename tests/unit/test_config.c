@@ -114,6 +114,10 @@ static const struct accept_case accept_cases[] = {
 	  "  #tunnel sit1 remote 192.0.2.9\n"
 	  "  nogro#\n",
 	  0, 0, 1, { "sit1" }, { 0xc0000202u }, { { "sit1", "remote", "192.0.2.2", "nogro", NULL } } },
+	{ "accept: takeover on a line of its own, as the command line has it",
+	  "tunnel sit1 remote 192.0.2.2\n\ttakeover\ntunnel sit2 remote 192.0.2.3\n", 0, 0, 2,
+	  { "sit1", "sit2" }, { 0xc0000202u, 0xc0000203u },
+	  { { "sit1", "remote", "192.0.2.2", "takeover", NULL }, { "sit2", "remote", "192.0.2.3", NULL } } },
 	{ "accept: CRLF line ends (the CR is white space, not part of a word)",
 	  "# made on Windows\r\ntunnel sit1\r\n\tremote 192.0.2.2\r\n\r\n"
 	  "tunnel ipip1 remote 198.51.100.7 ttl 64\r\n\tmtu 1400\r\n",
@@ -494,6 +498,18 @@ static void test_diff(void **state)
 	assert_true(add[0] && add[1] && add[2] && add[3]);
 	sitd_config_diff(old, 4, next, 0, keep, add);
 	assert_true(!keep[0] && !keep[1] && !keep[2] && !keep[3]);
+	/* takeover said or no longer said: the tunnel starts again, its device checked anew. */
+	parse_one(&next[0], "tunnel sit1 remote 192.0.2.2 takeover");
+	sitd_config_diff(old, 1, next, 1, keep, add);
+	assert_false(keep[0]);
+	assert_true(add[0]);
+	sitd_config_diff(next, 1, old, 1, keep, add);
+	assert_false(keep[0]);
+	assert_true(add[0]);
+	parse_one(&old[1], "tunnel sit1\n takeover remote 192.0.2.2\n");
+	sitd_config_diff(next, 1, &old[1], 1, keep, add);
+	assert_true(keep[0]);
+	assert_false(add[0]);
 }
 
 /*

@@ -445,6 +445,10 @@ static const struct text_case text_cases[] = {
 	  "encap-sport auto encap-dport 5555 mtu 1472\n"
 	  "sit1: ipv6/ip remote 192.0.2.2 local 192.0.2.1 ttl inherit mtu 1480\n"
 	  "ipip1: ip/ip remote 198.51.100.7 local any dev eth0 ttl 64 tos inherit/0x20 mtu 1480\n" },
+	{ "text: takeover, after nogso nogro", 1,
+	  { { .name = "sit1", .mode = SITD_MODE_SIT, .remote = 0xc0000202u, .pmtudisc = true,
+	      .nogso = true, .nogro = true, .takeover = true } },
+	  "sit1: ipv6/ip remote 192.0.2.2 local any ttl inherit nogso nogro takeover\n" },
 	{ "text: no tunnel: nothing", 0, { SIT1 }, "" },
 };
 
@@ -507,6 +511,11 @@ static void check_json_conf(unsigned i, const struct sitd_conf *c, const char *t
 		jexpect_u64(K("mtu"), c->mtu);
 	jexpect_lit(K("gso"), c->nogso ? "false" : "true");
 	jexpect_lit(K("gro"), c->nogro ? "false" : "true");
+	/* Additive: the key only when set, so the keys of every other line stay as they were. */
+	if (c->takeover)
+		jexpect_lit(K("takeover"), "true");
+	else
+		assert_int_equal(jcount(K("takeover")), 0);
 	if (c->dev[0])
 		jexpect_str(K("dev"), c->dev);
 	else
