@@ -61,9 +61,13 @@ int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
 	/*
 	 * Persistent: the device, its ifindex, addresses and routes outlive this fd, so a
 	 * restart or a crash of sitd loses none of them (tun_set_iff, TUNSETPERSIST); only
-	 * tun_delete() removes it.
+	 * tun_delete() removes it.  Owned by root: with neither owner nor group set,
+	 * tun_not_capable lets anyone who can open /dev/net/tun (0666 on Debian) attach to
+	 * it whenever sitd does not hold it, in a restart; uid 0 leaves that to root and
+	 * CAP_NET_ADMIN.  "No owner" cannot be set back (TUNSETOWNER -1 is EINVAL).
 	 */
-	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0 || ioctl(fd, TUNSETPERSIST, 1) < 0)
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0 || ioctl(fd, TUNSETOWNER, 0UL) < 0 ||
+	    ioctl(fd, TUNSETPERSIST, 1) < 0)
 		goto fail;
 	for (size_t i = tso ? 0 : 2; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (ioctl(fd, TUNSETOFFLOAD, tries[i]) == 0) {

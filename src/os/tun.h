@@ -8,8 +8,9 @@
 
 /*
  * Create TUN device `name` (IFF_TUN | IFF_NO_PI | IFF_VNET_HDR), or take over the one an
- * earlier sitd left (*existed), persistent, and enable checksum and TSO offloads, so the
- * kernel hands over TCP super-packets.  The fd (non-blocking), or -errno; *offloads gets
+ * earlier sitd left (*existed), persistent, owned by root (TUNSETOWNER 0: no one else
+ * attaches), and enable checksum and TSO offloads, so the kernel hands over TCP
+ * super-packets.  The fd (non-blocking), or -errno; *offloads gets
  * the TUN_F_* bits the kernel accepted.
  */
 int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
@@ -17,7 +18,8 @@ int tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 /*
  * Remove the TUN device `name` that sitd is to make anew (`takeover`): attached (as a TAP
  * or multiqueue device when it is one), no longer persistent, closed.  Whoever could
- * attach to it (its owner, group) cannot attach to the one tun_open() makes next.
+ * attach to it (its owner, group) cannot attach to the one tun_open() makes next: its
+ * group cannot be unset in place (TUNSETGROUP -1 is EINVAL).
  * 0 or -errno (-EBUSY: another process still holds it after 2 s).
  */
 int tun_remove(const char *name, bool tap, bool multi_queue);

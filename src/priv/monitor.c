@@ -164,11 +164,11 @@ static bool configured(const char *name, const struct priv_req *r)
 
 /*
  * Whether c's TUN device may be opened: none there yet, or one as sitd makes them
- * (tun_open: IFF_TUN | IFF_NO_PI | IFF_VNET_HDR, one queue; no owner or group, so only
- * CAP_NET_ADMIN attaches, tun_not_capable), which restarts and upgrades take over.  Any
+ * (tun_open: IFF_TUN | IFF_NO_PI | IFF_VNET_HDR, one queue, owner root, no group; or
+ * no owner, as sitd made them before), which restarts and upgrades take over.  Any
  * other TUN device is refused, in one line naming it, unless c says takeover: then it
- * is removed for tun_open to make anew, so whoever could attach no longer can (its
- * owner cannot be unset: TUNSETOWNER -1 is EINVAL, make_kuid).  0 or -errno (-EEXIST:
+ * is removed for tun_open to make anew, so whoever could attach no longer can (a group
+ * cannot be unset: TUNSETGROUP -1 is EINVAL, make_kgid).  0 or -errno (-EEXIST:
  * refused).  Not a TUN device at all: left to tun_open's EINVAL, as before.
  */
 static int tun_claim(const struct sitd_conf *c)
@@ -185,7 +185,7 @@ static int tun_claim(const struct sitd_conf *c)
 		return e;
 	}
 	if (!t.tun || (t.known && t.type == IFF_TUN && !t.pi && t.vnet_hdr && !t.multi_queue &&
-		       t.owner < 0 && t.group < 0))
+		       t.owner <= 0 && t.group < 0))
 		return 0;
 	if (t.owner >= 0)
 		snprintf(owner, sizeof(owner), "%lld", (long long)t.owner);
@@ -193,7 +193,7 @@ static int tun_claim(const struct sitd_conf *c)
 		snprintf(group, sizeof(group), "%lld", (long long)t.group);
 	if (!t.known)
 		why = "the kernel does not say who may attach to it";
-	else if (t.owner >= 0 || t.group >= 0)
+	else if (t.owner > 0 || t.group >= 0)
 		why = "its owner or group may attach to it";
 	else
 		why = "not made as sitd makes them (tun mode, vnet headers, one queue)";

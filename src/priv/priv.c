@@ -376,8 +376,8 @@ static void monitor_filter(pid_t child)
 	/* Signals to the packet process only (forwarded SIGTERM and the like). */
 	const struct scmp_arg_cmp to_child = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)child, 0);
 	/* What tun_open(), the sockets of sock.c and the MTU need, and no more. */
-	static const unsigned long ioctls[] = { TUNSETIFF, TUNSETVNETHDRSZ, TUNSETPERSIST,
-						TUNSETOFFLOAD, SIOCGIFMTU, SIOCSIFMTU,
+	static const unsigned long ioctls[] = { TUNSETIFF, TUNSETVNETHDRSZ, TUNSETOWNER,
+						TUNSETPERSIST, TUNSETOFFLOAD, SIOCGIFMTU, SIOCSIFMTU,
 						SIOCGIFINDEX, SIOCGIFNAME, TCGETS };
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET };
 	/* What the sockets of sock.c and monitor.c are opened with (raw, UDP, AF_PACKET
