@@ -8,13 +8,16 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/if_tun.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -173,6 +176,24 @@ size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap)
 		r = setsockopt(-1, opts[i].level, opts[i].name, &on, sizeof(on));
 		e = errno;
 		probe_line(buf, cap, &len, opts[i].what, r, e);
+	}
+	/*
+	 * On fd -1, EBADF where allowed: a TUN device's owner or group set to the packet
+	 * process's uid would let it attach again later, as any uid it names (issue 20); a
+	 * bind of an AF_PACKET address (sockaddr_ll), ETH_P_ALL, every frame on every device.
+	 */
+	r = ioctl(-1, TUNSETOWNER, 65534UL);
+	e = errno;
+	probe_line(buf, cap, &len, "ioctl TUNSETOWNER (another uid attaches to a TUN)", r, e);
+	r = ioctl(-1, TUNSETGROUP, 65534UL);
+	e = errno;
+	probe_line(buf, cap, &len, "ioctl TUNSETGROUP (a group attaches to a TUN)", r, e);
+	{
+		struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+
+		r = bind(-1, (const struct sockaddr *)&ll, sizeof(ll));
+		e = errno;
+		probe_line(buf, cap, &len, "bind an AF_PACKET address (ETH_P_ALL)", r, e);
 	}
 	/* A process, not a thread; CLONE_SIGHAND without CLONE_VM: EINVAL where allowed
 	 * (copy_process), so none is made. */

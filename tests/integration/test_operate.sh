@@ -193,6 +193,7 @@ else
 		"clone into new user and net namespaces" "signal another process (tgkill)" \
 		"signal another process (kill)" "setsockopt IPV6_HDRINCL" "setsockopt IP_HDRINCL" \
 		"setsockopt PACKET_ADD_MEMBERSHIP" "setsockopt SO_DETACH_FILTER" \
+		"ioctl TUNSETOWNER" "ioctl TUNSETGROUP" "bind an AF_PACKET address" \
 		"a new process (clone(SIGCHLD))"; do
 		check "sandbox: $what: refused" grep -q "^  $what.* refused (Operation not permitted)" <<<"$out"
 	done
