@@ -8,6 +8,7 @@
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <net/if.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -66,6 +67,36 @@ int raw_open(uint8_t proto)
 	if (setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &on, sizeof(on)) < 0 ||
 	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) < 0 ||
 	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on)) < 0)
+		return close_errno(fd);
+	set_bufs(fd);
+	return fd;
+}
+
+int raw6_open(uint8_t proto)
+{
+	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, proto), on = 1;
+
+	if (fd < 0)
+		return -errno;
+	/* As raw_open's; IPV6_RECVERR: rawv6_err() queues errors on every raw socket of the
+	 * quoted packet's next header, so the receive socket sees those about our sends. */
+	if (setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &on, sizeof(on)) < 0)
+		return close_errno(fd);
+	set_bufs(fd);
+	return fd;
+}
+
+int raw6_send_open(void)
+{
+	/* IPPROTO_RAW implies IPV6_HDRINCL (inet6_create); said again for older kernels. */
+	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW), on = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &on, sizeof(on)) < 0)
 		return close_errno(fd);
 	set_bufs(fd);
 	return fd;
@@ -197,6 +228,34 @@ uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev)
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &len) < 0 || mtu <= 0)
 		mtu = 0;
+out:
+	close(fd);
+	return (uint32_t)mtu;
+}
+
+uint32_t pmtu6_query(const uint8_t remote6[16], const char *dev, uint8_t src[16])
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(9) };
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), mtu = 0;
+	socklen_t len = sizeof(mtu);
+
+	memset(src, 0, 16);
+	if (fd < 0)
+		return 0;
+	if (bind_dev(fd, dev) < 0)
+		goto out;
+	memcpy(&sa.sin6_addr, remote6, 16);
+	/* A link-local remote is on `dev`'s link (ip6_tnl_get_cap wants dev for it). */
+	if (dev && dev[0] && IN6_IS_ADDR_LINKLOCAL(&sa.sin6_addr))
+		sa.sin6_scope_id = if_nametoindex(dev);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockopt(fd, IPPROTO_IPV6, IPV6_MTU, &mtu, &len) < 0 || mtu <= 0) {
+		mtu = 0;
+		goto out;
+	}
+	len = sizeof(sa);
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 && sa.sin6_family == AF_INET6)
+		memcpy(src, &sa.sin6_addr, 16);
 out:
 	close(fd);
 	return (uint32_t)mtu;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The outer side: raw IPv4 sockets, and the path MTU toward the remote. */
+/* The outer side: raw IPv4 and IPv6 sockets, and the path MTU toward the remote. */
 #ifndef SITD_SOCK_H
 #define SITD_SOCK_H
 
@@ -17,6 +17,25 @@ int raw_open(uint8_t proto);
 /* A send-only raw socket (IPPROTO_RAW): sitd writes every outer header field itself.  The
  * fd, or -errno. */
 int raw_send_open(void);
+
+/*
+ * An IPv6 underlay (ip6tnl).  The receive socket of next header `proto` (41 or 4), shared
+ * as raw_open()'s, non-blocking, with IPV6_RECVPKTINFO (destination and device),
+ * IPV6_RECVTCLASS (the outer traffic class, for RFC 6040 and dscp inherit), IPV6_RECVERR
+ * and IPV6_HDRINCL: with it rawv6_err() queues an ICMPv6 error's quote from the outer
+ * IPv6 header on, which is what sitd_icmp6_err() judges.  The kernel hands over what
+ * follows the outer headers, the outer source in msg_name.  The fd, or -errno.
+ */
+int raw6_open(uint8_t proto);
+
+/*
+ * The IPv6 send socket: IPPROTO_RAW with IPV6_HDRINCL, receiving nothing.  The kernel
+ * sends the header as written (rawv6_send_hdrinc: no source filled in, the flow label and
+ * hop limit ours), checks only the device MTU (EMSGSIZE above it) and never fragments: a
+ * packet above the route's path MTU fails with EMSGSIZE (ip6_fragment's fail_toobig,
+ * which also queues a Packet Too Big).  The fd, or -errno.
+ */
+int raw6_send_open(void);
 
 /* AF_PACKET for sending whole Ethernet frames, past the qdisc: the fd, or -errno. */
 int packet_open(void);
@@ -42,6 +61,15 @@ int sock_filter_set(int fd, struct sock_filter *f, unsigned n);
 
 /* The current path MTU toward remote (from local, through dev), or 0 without a route. */
 uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev);
+
+/*
+ * The current path MTU toward remote6 (through dev; a link-local remote needs it), or 0
+ * without a route; the source the route chose, for a tunnel with local any, in src (16
+ * bytes).  A connected UDPv6 socket that never sends, as pmtu_query's: IPV6_MTU reads
+ * the route's MTU with what the kernel learned from Packet Too Big.  Unbound (the packet
+ * process may not bind an IPv6 address): the route is the destination's.
+ */
+uint32_t pmtu6_query(const uint8_t remote6[16], const char *dev, uint8_t src[16]);
 
 /*
  * FOU/GUE.  The receive socket of a port, shared by its tunnels, is bound to (any, port),
