@@ -46,13 +46,15 @@ struct owned {
 
 /* The sockets the monitor hands out, counted against what the configuration needs. */
 enum grant {
-	G_RAW41, G_RAW4, G_RAW_SEND, G_ICMP6, G_UDP_RX, G_UDP_TX, G_PACKET, G_RING, G_COUNT
+	G_RAW41, G_RAW4, G_RAW_SEND, G_ICMP6, G_UDP_RX, G_UDP_TX, G_PACKET, G_RING,
+	G_RAW6_41, G_RAW6_4, G_RAW6_SEND, G_COUNT
 };
 
 static const char *const grant_name[G_COUNT] = {
 	"raw sockets for protocol 41", "raw sockets for protocol 4", "raw send sockets",
 	"ICMPv6 sockets", "UDP receive sockets", "UDP send sockets", "AF_PACKET sockets",
-	"AF_PACKET rings",
+	"AF_PACKET rings", "IPv6 raw sockets for next header 41", "IPv6 raw sockets for next header 4",
+	"IPv6 raw send sockets",
 };
 
 enum {
@@ -209,19 +211,28 @@ static int tun_claim(const struct sitd_conf *c)
 
 /* ---- what the configuration needs --------------------------------------------------- */
 
-/* Protocol 41 or 4 received on a raw socket for c (daemon/tunnel.c: outer_get). */
-static bool carries(const struct sitd_conf *c, uint8_t proto)
+/*
+ * Protocol 41 or 4 received on a raw socket of the outer family `outer` for c
+ * (daemon/tunnel.c: outer_get): an IPv4 one for sit/ipip, an IPv6 one for ip6tnl.
+ */
+static bool carries(const struct sitd_conf *c, enum sitd_outer outer, uint8_t proto)
 {
-	return c->encap == SITD_ENCAP_NONE &&
+	return c->encap == SITD_ENCAP_NONE && c->outer == outer &&
 	       (proto == IPPROTO_IPV6 ? c->mode != SITD_MODE_IPIP : c->mode != SITD_MODE_SIT);
 }
 
-static bool any_carries(uint8_t proto)
+static bool any_carries(enum sitd_outer outer, uint8_t proto)
 {
 	for (unsigned i = 0; i < mon.nconfs; i++)
-		if (carries(&mon.confs[i], proto))
+		if (carries(&mon.confs[i], outer, proto))
 			return true;
 	return false;
+}
+
+/* Some stanza sends over an IPv6 underlay (ip6tnl, raw: FOU/GUE over IPv6 is not yet). */
+static bool any_outer6(void)
+{
+	return any_carries(SITD_OUTER_IPV6, IPPROTO_IPV6) || any_carries(SITD_OUTER_IPV6, IPPROTO_IPIP);
 }
 
 static unsigned count_isatap(void)
@@ -263,11 +274,15 @@ static unsigned grant_cap(enum grant g)
 	switch (g) {
 	case G_RAW41:
 	case G_RAW4:
+	case G_RAW6_41:
+	case G_RAW6_4:
 		return RAW_PER_PROTO;
 	case G_ICMP6:
 		/* One per ISATAP tunnel, opened again when it is restarted. */
 		return 2 * count_isatap() + GRANT_SLACK;
 	case G_RAW_SEND:
+	case G_RAW6_SEND:
+		/* One per worker; the IPv6 ones opened with the first IPv6 tunnel, and kept. */
 		return mon.workers + GRANT_SLACK;
 	case G_UDP_RX:
 		for (unsigned i = 0; i < mon.nconfs; i++)
@@ -332,7 +347,7 @@ static int ring_locked(uint8_t proto)
 	if (!l)
 		return -ENOMEM;
 	for (unsigned i = 0; i < mon.nconfs; i++)
-		if (carries(&mon.confs[i], proto) && mon.confs[i].local)
+		if (carries(&mon.confs[i], SITD_OUTER_IPV4, proto) && mon.confs[i].local)
 			l[n++] = mon.confs[i].local;
 	qsort(l, n, sizeof(*l), cmp_u32);
 	for (unsigned i = 0; i < n; i++)
@@ -461,10 +476,23 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			own(r->name);
 		break;
 	case PRIV_RAW_OPEN:
-		if ((e = grant(r, r->proto == IPPROTO_IPV6 ? G_RAW41 : G_RAW4, any_carries(r->proto),
+		if ((e = grant(r, r->proto == IPPROTO_IPV6 ? G_RAW41 : G_RAW4,
+			       any_carries(SITD_OUTER_IPV4, r->proto),
 			       "no stanza receives that protocol")) < 0)
 			return e;
 		*fd = raw_open(r->proto);
+		break;
+	case PRIV_RAW6_OPEN:
+		if ((e = grant(r, r->proto == IPPROTO_IPV6 ? G_RAW6_41 : G_RAW6_4,
+			       any_carries(SITD_OUTER_IPV6, r->proto),
+			       "no stanza receives that protocol over an IPv6 underlay")) < 0)
+			return e;
+		*fd = raw6_open(r->proto);
+		break;
+	case PRIV_RAW6_SEND_OPEN:
+		if ((e = grant(r, G_RAW6_SEND, any_outer6(), "no stanza has an IPv6 underlay")) < 0)
+			return e;
+		*fd = raw6_send_open();
 		break;
 	case PRIV_RAW_SEND_OPEN:
 		if ((e = grant(r, G_RAW_SEND, true, "")) < 0)
@@ -538,7 +566,7 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		*fd = packet_tx_open();
 		break;
 	case PRIV_RING_OPEN:
-		if ((e = grant(r, G_RING, mon.rx_ring && any_carries(r->proto),
+		if ((e = grant(r, G_RING, mon.rx_ring && any_carries(SITD_OUTER_IPV4, r->proto),
 			       "sitd runs without -R ring, or no stanza receives that protocol")) < 0)
 			return e;
 		*fd = ring_locked(r->proto);

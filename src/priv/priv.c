@@ -380,8 +380,8 @@ static void monitor_filter(pid_t child)
 						TUNSETPERSIST, TUNSETOFFLOAD, SIOCGIFMTU, SIOCSIFMTU,
 						SIOCGIFINDEX, SIOCGIFNAME, TCGETS };
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET };
-	/* What the sockets of sock.c and monitor.c are opened with (raw, UDP, AF_PACKET
-	 * with its ring and locked filter, ICMPv6), and nothing else. */
+	/* What the sockets of sock.c and monitor.c are opened with (raw IPv4 and IPv6, UDP,
+	 * AF_PACKET with its ring and locked filter, ICMPv6), and nothing else. */
 	static const struct sockopt opts[] = {
 		{ SOL_SOCKET, SO_RCVBUFFORCE }, { SOL_SOCKET, SO_RCVBUF },
 		{ SOL_SOCKET, SO_SNDBUFFORCE }, { SOL_SOCKET, SO_SNDBUF },
@@ -392,7 +392,9 @@ static void monitor_filter(pid_t child)
 		{ SOL_UDP, UDP_GRO }, { SOL_PACKET, PACKET_QDISC_BYPASS },
 		{ SOL_PACKET, PACKET_VNET_HDR }, { SOL_PACKET, PACKET_VERSION },
 		{ SOL_PACKET, PACKET_RX_RING }, { IPPROTO_IPV6, IPV6_UNICAST_HOPS },
-		{ IPPROTO_ICMPV6, ICMP6_FILTER },
+		{ IPPROTO_ICMPV6, ICMP6_FILTER }, { IPPROTO_IPV6, IPV6_HDRINCL },
+		{ IPPROTO_IPV6, IPV6_RECVERR }, { IPPROTO_IPV6, IPV6_RECVPKTINFO },
+		{ IPPROTO_IPV6, IPV6_RECVTCLASS },
 	};
 	scmp_filter_ctx ctx = filter_new();
 

@@ -37,7 +37,7 @@ typedef struct sitd_conf *(*privsep_load_fn)(const char *config, unsigned *n);
 
 /*
  * What the monitor grants follows from these: a socket only for what some stanza uses
- * (raw for its protocol, UDP on its encap ports and addresses, ICMPv6 for ISATAP),
+ * (raw for its protocol and outer family, an IPv6 send socket for an IPv6 underlay, UDP on its encap ports and addresses, ICMPv6 for ISATAP),
  * AF_PACKET only with -T packet or -R ring, each kind up to a cap the configuration sets
  * (counted again from zero when it changes).
  */
@@ -61,6 +61,9 @@ int privsep_start(const struct privsep_opts *o);
 int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
 int ps_raw_open(uint8_t proto);
 int ps_raw_send_open(void);
+/* An IPv6 underlay's (sock.h raw6_open, raw6_send_open): only when a stanza has one. */
+int ps_raw6_open(uint8_t proto);
+int ps_raw6_send_open(void);
 int ps_udp_rx_open(uint16_t port);
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
 

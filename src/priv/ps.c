@@ -127,6 +127,19 @@ int ps_raw_send_open(void)
 	return call_type_fd(PRIV_RAW_SEND_OPEN);
 }
 
+int ps_raw6_open(uint8_t proto)
+{
+	struct priv_req r = { .type = PRIV_RAW6_OPEN, .proto = proto };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
+int ps_raw6_send_open(void)
+{
+	return call_type_fd(PRIV_RAW6_SEND_OPEN);
+}
+
 int ps_udp_rx_open(uint16_t port)
 {
 	struct priv_req r = { .type = PRIV_UDP_RX_OPEN, .port = port };

@@ -38,6 +38,8 @@ static const struct {
 	[PRIV_PACKET_TX_OPEN] = { "packet-tx-open", 0 },
 	[PRIV_RING_OPEN] = { "ring-open", F_PROTO },
 	[PRIV_ICMP6_DEV_OPEN] = { "icmp6-dev-open", F_IFINDEX },
+	[PRIV_RAW6_OPEN] = { "raw6-open", F_PROTO },
+	[PRIV_RAW6_SEND_OPEN] = { "raw6-send-open", 0 },
 };
 
 const char *priv_type_name(unsigned type)

@@ -38,7 +38,10 @@ enum priv_type {
 	PRIV_RING_OPEN,		/* proto 4 or 41: a bound -R ring, the monitor's filter -> fd */
 	PRIV_ICMP6_DEV_OPEN,	/* ifindex: ICMPv6 raw, hop limit 255, receiving nothing, bound
 				 * to that ISATAP device (its solicitations) -> fd */
-	PRIV_TYPE_MAX = PRIV_ICMP6_DEV_OPEN,
+	/* An IPv6 underlay (ip6tnl). */
+	PRIV_RAW6_OPEN,		/* proto 4 or 41: an IPv6 receive socket, IPV6_HDRINCL -> fd */
+	PRIV_RAW6_SEND_OPEN,	/* IPv6 IPPROTO_RAW, IPV6_HDRINCL, sending only -> fd */
+	PRIV_TYPE_MAX = PRIV_RAW6_SEND_OPEN,
 };
 
 struct priv_req {

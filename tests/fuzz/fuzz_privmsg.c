@@ -58,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case PRIV_RAW_OPEN:
 	case PRIV_RING_OPEN:
+	case PRIV_RAW6_OPEN:
 		CHECK(r.proto == 4 || r.proto == 41);
 		CHECK(all_zero(r.name, sizeof(r.name)) && !r.ifindex && !r.flag);
 		break;
@@ -90,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
 	case PRIV_PACKET_TX_OPEN:
+	case PRIV_RAW6_SEND_OPEN:
 		/* Nothing but the type: every other byte zero. */
 		CHECK(all_zero((const uint8_t *)data + 2, size - 2));
 		break;

@@ -915,7 +915,7 @@ def privreq(typ, flag=0, proto=0, port=0, pmtudisc=0, ifindex=0, local=0, mtu=0,
 PRIV = {name: i + 1 for i, name in enumerate([
     "tun-open", "raw-open", "raw-send-open", "udp-rx-open", "udp-tx-open", "link-mtu",
     "link-up", "addr", "route", "isatap", "config-open", "ready", "packet-tx-open",
-    "ring-open", "icmp6-dev-open"])}
+    "ring-open", "icmp6-dev-open", "raw6-open", "raw6-send-open"])}
 
 
 def privmsg_seeds():
@@ -942,6 +942,9 @@ def privmsg_seeds():
         "packet-tx-open": privreq(PRIV["packet-tx-open"]),
         "ring-open-41": privreq(PRIV["ring-open"], proto=41),
         "icmp6-dev-open": privreq(PRIV["icmp6-dev-open"], ifindex=5),
+        "raw6-open-41": privreq(PRIV["raw6-open"], proto=41),
+        "raw6-open-4": privreq(PRIV["raw6-open"], proto=4),
+        "raw6-send-open": privreq(PRIV["raw6-send-open"]),
         "bad-name": privreq(PRIV["tun-open"], name=b"../x"),
         "short": privreq(PRIV["link-up"], ifindex=5)[:40],
     }

@@ -29,6 +29,7 @@ static struct priv_req valid(enum priv_type t)
 		break;
 	case PRIV_RAW_OPEN:
 	case PRIV_RING_OPEN:
+	case PRIV_RAW6_OPEN:
 		r.proto = 41;
 		break;
 	case PRIV_ICMP6_DEV_OPEN:
@@ -77,6 +78,7 @@ static struct priv_req valid(enum priv_type t)
 	case PRIV_CONFIG_OPEN:
 	case PRIV_READY:
 	case PRIV_PACKET_TX_OPEN:
+	case PRIV_RAW6_SEND_OPEN:
 		break;
 	}
 	return r;
@@ -229,6 +231,34 @@ static void test_locked(void **state)
 	assert_string_equal(priv_type_name(PRIV_RING_OPEN), "ring-open");
 }
 
+/* An IPv6 underlay's sockets: a receive socket for 41 or 4, the send socket (type alone). */
+static void test_raw6(void **state)
+{
+	struct priv_req r;
+
+	(void)state;
+	r = valid(PRIV_RAW6_OPEN);
+	assert_null(why_of(&r));
+	r.proto = 4;
+	assert_null(why_of(&r));
+	r.proto = 0;
+	assert_string_equal(why_of(&r), "protocol not 4 or 41");
+	r.proto = 6;
+	assert_string_equal(why_of(&r), "protocol not 4 or 41");
+	r = valid(PRIV_RAW6_OPEN);
+	r.ifindex = 3;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	r = valid(PRIV_RAW6_SEND_OPEN);
+	assert_null(why_of(&r));
+	r.proto = 41;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	r = valid(PRIV_RAW6_SEND_OPEN);
+	r.name[0] = 'x';
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	assert_string_equal(priv_type_name(PRIV_RAW6_OPEN), "raw6-open");
+	assert_string_equal(priv_type_name(PRIV_RAW6_SEND_OPEN), "raw6-send-open");
+}
+
 /*
  * The unlocked AF_PACKET socket and the unbound ICMPv6 socket are no requests any more:
  * the daemon asks for the locked ones only, so nothing else may be granted.
@@ -240,7 +270,7 @@ static void test_unlocked_gone(void **state)
 		assert_string_not_equal(priv_type_name(t), "packet-open");
 		assert_string_not_equal(priv_type_name(t), "icmp6-open");
 	}
-	assert_int_equal(PRIV_TYPE_MAX, 15);
+	assert_int_equal(PRIV_TYPE_MAX, 17);
 }
 
 static void test_prefixes_and_routes(void **state)
@@ -290,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_locked),
+		cmocka_unit_test(test_raw6),
 		cmocka_unit_test(test_unlocked_gone),
 		cmocka_unit_test(test_prefixes_and_routes),
 		cmocka_unit_test(test_token),
