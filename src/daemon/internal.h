@@ -52,7 +52,13 @@ enum {
 enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3, EV_RING = 4 };
 #define EV_TAG_MASK 7u	/* the pointers are malloc's, 8-byte aligned at least */
 
-enum outer_kind { OUTER_RAW41, OUTER_RAW4, OUTER_UDP };
+/* The raw paths of an IPv6 underlay (ip6tnl) are their own kinds: other sockets, keys. */
+enum outer_kind { OUTER_RAW41, OUTER_RAW4, OUTER_UDP, OUTER_RAW6_41, OUTER_RAW6_4 };
+
+static inline bool outer_is6(enum outer_kind k)
+{
+	return k == OUTER_RAW6_41 || k == OUTER_RAW6_4;
+}
 
 struct outer;
 
@@ -83,6 +89,7 @@ struct outer {
 	unsigned refs;			/* tunnels using it */
 	unsigned worker;		/* the one that reads it */
 	struct sitd_table *table;	/* published: the owner worker reads it, lock-free */
+	struct sitd_table6 *table6;	/* the same, for the IPv6 kinds */
 	/* A port that tunnels with encap-sport = encap-dport also send from. */
 	bool tx_set, tx_csum, tx_pmtudisc;
 	struct outer *next;
@@ -97,6 +104,11 @@ struct l2path {
 	unsigned ifindex;
 	uint32_t mtu;
 	uint8_t eth[ETH_HDR_LEN];
+};
+
+/* IPv6 underlay with local any: the source the route toward remote6 chose (pmtu6_query). */
+struct path_src6 {
+	uint8_t a[16];
 };
 
 struct tunnel {
@@ -115,6 +127,7 @@ struct tunnel {
 	bool udp_gso;			/* UDP_SEGMENT works: one send per super-packet */
 	bool gro_off;			/* the kernel refused a merged write: written by rx */
 	uint32_t path_mtu;		/* atomic */
+	struct path_src6 *src6;		/* published; NULL: none known (or local6 given) */
 	struct sitd_damper damper;	/* noted by rx, consumed by tx */
 	struct sitd_addrs6 *addrs6;	/* published by the control thread; NULL: none */
 	struct sitd_routes6 *routes6;	/* remote any: the device's routes, likewise */
@@ -152,6 +165,8 @@ struct worker {
 	unsigned id;
 	pthread_t thread;
 	int ep, stop_fd, raw_tx;
+	int raw6_tx;			/* IPv6 underlay: opened with the first such tunnel; atomic */
+	uint32_t err_ifindex;		/* errqueue_read: the error's arrival device, 0: unknown */
 	int pkt_tx;			/* -T packet: AF_PACKET, or -1 */
 	struct qsbr_reader qs;		/* offline while blocked in epoll_wait */
 	struct sitd_stats stats;	/* process-level drops this worker saw */
@@ -163,6 +178,7 @@ struct worker {
 	/* transmit */
 	struct sitd_tx tx;
 	struct sockaddr_in dst;
+	struct sockaddr_in6 dst6;	/* IPv6 underlay: remote6 */
 	struct sockaddr_in tdst[SITD_TX_MAX_OUT];	/* per packet, for remote any */
 	struct mmsghdr tmsgs[SITD_TX_MAX_OUT];
 	struct iovec tiovs[SITD_TX_MAX_OUT * 3];
@@ -187,10 +203,14 @@ struct worker {
 	uint8_t relay[ICMP6_ERR_MAX];
 	struct mmsghdr rmsgs[RX_BATCH];
 	struct iovec riovs[RX_BATCH];
-	struct sockaddr_in names[RX_BATCH];
+	union {
+		struct sockaddr_in v4;
+		struct sockaddr_in6 v6;	/* the raw IPv6 paths' outer source */
+	} names[RX_BATCH];
 	union {
 		struct cmsghdr align;
-		uint8_t buf[CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(struct in_pktinfo))];
+		uint8_t buf[CMSG_SPACE(sizeof(int)) * 2 + CMSG_SPACE(sizeof(struct in_pktinfo)) +
+			    CMSG_SPACE(sizeof(struct in6_pktinfo))];
 	} rcmsgs[RX_BATCH];
 	uint8_t bufs[RX_BATCH][RX_BUF];
 };
@@ -239,7 +259,8 @@ void path_mtu_stale(struct worker *w, struct tunnel *t, uint32_t dst);
 /* The control thread: the path MTU reads the workers asked for.  Also to be called after
  * a grace period that retires tunnels, before they are freed: it empties the rings. */
 void path_drain(struct sitd_daemon *d);
-void path_mtu_refresh(struct tunnel *t);
+/* The path MTU toward the fixed remote again; IPv6 with local any: the route's source too. */
+void path_mtu_refresh(struct sitd_daemon *d, struct tunnel *t);
 /* remote any: read the path MTU toward dst again, into the tunnel's cache. */
 void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);
 

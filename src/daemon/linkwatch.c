@@ -198,7 +198,7 @@ static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *ds
 	struct sitd_routes6 *old, *n;
 	uint32_t k;
 
-	if (!t || t->conf.remote)
+	if (!t || sitd_conf_has_remote(&t->conf))
 		return;
 	old = t->routes6;
 	n = calloc(1, sizeof(*n));

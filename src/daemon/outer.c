@@ -25,6 +25,8 @@ static const char *outer_name(const struct outer *o, char *buf, size_t len)
 {
 	if (o->kind == OUTER_UDP)
 		snprintf(buf, len, "%s port %u", o->encap == SITD_ENCAP_GUE ? "gue" : "fou", o->port);
+	else if (outer_is6(o->kind))
+		snprintf(buf, len, "ipv6 protocol %u", o->kind == OUTER_RAW6_41 ? 41 : 4);
 	else
 		snprintf(buf, len, "protocol %u", o->kind == OUTER_RAW41 ? 41 : 4);
 	return buf;
@@ -47,6 +49,9 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		o->fd = ps_udp_rx_open(c->encap_dport);
 		/* The ports' owners are spread over the workers, the raw sockets' is the first. */
 		o->worker = d->next_udp_worker++ % d->nw;
+	} else if (outer_is6(k)) {
+		o->fd = ps_raw6_open(k == OUTER_RAW6_41 ? IPPROTO_IPV6 : IPPROTO_IPIP);
+		o->worker = 0;
 	} else {
 		o->fd = ps_raw_open(k == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP);
 		o->worker = 0;
@@ -159,6 +164,7 @@ void outer_close(struct outer *o)
 		close(o->fd);
 		ring_free(o->ring);
 		free(o->table);
+		free(o->table6);
 		free(o);
 		o = next;
 	}
@@ -208,6 +214,51 @@ static struct sitd_table *build(struct sitd_daemon *d, struct outer *o, struct t
 	return t;
 }
 
+/*
+ * The same for an IPv6 path (table.h, sitd_table6): the newest tunnel listed first, as
+ * ip6_tnl_link() puts each new one at the head of its chain, so that it is found first.
+ */
+static struct sitd_table6 *build6(struct sitd_daemon *d, struct outer *o, struct tunnel **later,
+				  struct tunnel **earlier)
+{
+	struct sitd_tent6 *in;
+	struct sitd_table6 *t;
+	uint32_t n = 0, a, b;
+	size_t mem;
+
+	for (unsigned i = 0; i < d->n; i++)
+		n += uses(d->t[i], o);
+	mem = sitd_table6_mem(n);
+	in = calloc(n ? n : 1, sizeof(*in));
+	t = malloc(sizeof(*t) + mem);
+	if (!in || !t) {
+		free(in);
+		free(t);
+		return NULL;
+	}
+	n = 0;
+	for (unsigned i = d->n; i-- > 0;) {
+		struct tunnel *x = d->t[i];
+
+		if (!uses(x, o))
+			continue;
+		in[n] = (struct sitd_tent6){ .link = x->link, .tunnel = x, .up = &x->up };
+		memcpy(in[n].remote, x->conf.remote6, 16);
+		memcpy(in[n].local, x->conf.local6, 16);
+		n++;
+	}
+	if (sitd_table6_build(t, t + 1, mem, in, n, &a, &b) < 0) {
+		/* Newest first: the later index is the tunnel that was there before. */
+		*earlier = in[b].tunnel;
+		*later = in[a].tunnel;
+		free(in);
+		free(t);
+		return NULL;
+	}
+	free(in);
+	return t;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -219,7 +270,7 @@ static int cmp_u32(const void *a, const void *b)
  * as the monitor's carries() counts it. */
 static bool ring_carries(const struct sitd_conf *c, uint8_t proto)
 {
-	return c->encap == SITD_ENCAP_NONE &&
+	return c->encap == SITD_ENCAP_NONE && c->outer == SITD_OUTER_IPV4 &&
 	       (proto == IPPROTO_IPV6 ? c->mode != SITD_MODE_IPIP : c->mode != SITD_MODE_SIT);
 }
 
@@ -358,8 +409,8 @@ void outer_rings(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n)
 		unsigned k;
 		uint32_t *l;
 
-		if (o->kind == OUTER_UDP)
-			continue;
+		if (o->kind == OUTER_UDP || outer_is6(o->kind))
+			continue;	/* -R ring is for the IPv4 raw paths */
 		l = ring_set(d, c, n, proto, &k);
 		if (!l) {
 			log_warnx("out of memory for the ring's filter");
@@ -409,7 +460,7 @@ int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunn
 		  struct tunnel **earlier)
 {
 	unsigned no = 0, k = 0;
-	struct sitd_table **next;
+	void **next;
 
 	for (struct outer *o = d->outers; o; o = o->next)
 		no++;
@@ -418,7 +469,8 @@ int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunn
 		return -1;
 	*later = *earlier = NULL;
 	for (struct outer *o = d->outers; o; o = o->next, k++) {
-		next[k] = build(d, o, later, earlier);
+		next[k] = outer_is6(o->kind) ? (void *)build6(d, o, later, earlier) :
+					       (void *)build(d, o, later, earlier);
 		if (!next[k]) {
 			while (k--)
 				free(next[k]);
@@ -431,8 +483,13 @@ int outer_rebuild(struct sitd_daemon *d, void **old, unsigned *nold, struct tunn
 	/* Publish: the owner sees the new table at its next batch. */
 	k = 0;
 	for (struct outer *o = d->outers; o; o = o->next, k++) {
-		old[(*nold)++] = o->table;
-		qsbr_publish(o->table, next[k]);
+		if (outer_is6(o->kind)) {
+			old[(*nold)++] = o->table6;
+			qsbr_publish(o->table6, (struct sitd_table6 *)next[k]);
+		} else {
+			old[(*nold)++] = o->table;
+			qsbr_publish(o->table, (struct sitd_table *)next[k]);
+		}
 	}
 	free(next);
 	return 0;

@@ -4,6 +4,7 @@
  * tunnel's remote, the per-destination cache of a remote-any tunnel (pmtu.h), and for
  * -T packet the next hop's Ethernet header.
  */
+#include <arpa/inet.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,13 +82,49 @@ uint32_t path_mtu_get(const struct tunnel *t)
 	return READ_ONCE(t->path_mtu);
 }
 
-void path_mtu_refresh(struct tunnel *t)
+static bool addr6_any(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, 16);
+}
+
+/*
+ * IPv6 underlay with local any: the source the route toward remote6 chose now, as the
+ * kernel's ip6tnl chooses it per packet (ip6_route_output, ipv6_dev_get_saddr), published
+ * when it changed.  None (no route): the last one stays.
+ */
+static void path_src6_set(struct sitd_daemon *d, struct tunnel *t, const uint8_t *src)
+{
+	struct path_src6 *n;
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!addr6_any(t->conf.local6) || addr6_any(src) || (t->src6 && !memcmp(t->src6->a, src, 16)))
+		return;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return;
+	memcpy(n->a, src, 16);
+	if (path_log_allow())
+		log_info("%s: outer source toward remote is %s", t->conf.name,
+			 inet_ntop(AF_INET6, src, buf, sizeof(buf)) ? buf : "?");
+	qsbr_replace(&d->qsbr, t->src6, n);
+}
+
+void path_mtu_refresh(struct sitd_daemon *d, struct tunnel *t)
 {
 	uint32_t mtu;
 
-	if (!t->conf.remote)
+	if (!sitd_conf_has_remote(&t->conf))
 		return;	/* remote any: no one path; each destination's, path_mtu_refresh_dst */
-	mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
+	if (t->conf.outer == SITD_OUTER_IPV6) {
+		uint8_t src[16];
+
+		mtu = pmtu6_query(t->conf.remote6, t->conf.dev, src);
+		path_src6_set(d, t, src);
+	} else {
+		mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
+	}
 
 	if (mtu && mtu != path_mtu_get(t)) {
 		WRITE_ONCE(t->path_mtu, mtu);
@@ -126,7 +163,8 @@ void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 	int mtu;
 	bool bad = READ_ONCE(t->l2_bad), confirmed = false;
 
-	if (!d->tx_packet || c->encap != SITD_ENCAP_NONE || !c->remote || !c->local)
+	if (!d->tx_packet || c->outer != SITD_OUTER_IPV4 || c->encap != SITD_ENCAP_NONE ||
+	    !c->remote || !c->local)
 		return;
 	if (nl_route_get4(c->remote, c->local, t->link, &n.ifindex, &nexthop) == 0 &&
 	    if_indextoname(n.ifindex, dev) && link_get_ether(dev, src) == 0 &&
@@ -167,9 +205,11 @@ void path_tick(struct sitd_daemon *d, struct tunnel *t)
 	for (unsigned k = 0; t->pcache && k < SITD_PMTU_SLOTS; k++)
 		if (sitd_pmtu_cache_dst(t->pcache, k))
 			path_mtu_refresh_dst(t, sitd_pmtu_cache_dst(t->pcache, k));
-	if (sent != t->pmtu_seen_tx) {
+	/* local any over IPv6 with no source yet: nothing is sent until the route gives one. */
+	if (sent != t->pmtu_seen_tx ||
+	    (t->conf.outer == SITD_OUTER_IPV6 && addr6_any(t->conf.local6) && !t->src6)) {
 		t->pmtu_seen_tx = sent;
-		path_mtu_refresh(t);
+		path_mtu_refresh(d, t);
 	}
 }
 
@@ -188,7 +228,7 @@ void path_link_mtu(struct sitd_daemon *d, unsigned ifindex, unsigned mtu)
 	d->link_mtu[k].ifindex = ifindex;
 	d->link_mtu[k].mtu = mtu;
 	for (unsigned i = 0; i < d->n; i++)
-		path_mtu_refresh(d->t[i]);
+		path_mtu_refresh(d, d->t[i]);
 }
 
 /*
@@ -203,7 +243,7 @@ void path_mtu_stale(struct worker *w, struct tunnel *t, uint32_t dst)
 {
 	struct sitd_daemon *d = w->d;
 
-	if (t->conf.remote) {
+	if (sitd_conf_has_remote(&t->conf)) {
 		if (READ_ONCE(t->pmtu_stale))
 			return;		/* asked already */
 		WRITE_ONCE(t->pmtu_stale, 1);
@@ -237,7 +277,7 @@ void path_drain(struct sitd_daemon *d)
 	(void)xchg(d->wake_pending, 0);
 	for (unsigned i = 0; i < d->n; i++)
 		if (READ_ONCE(d->t[i]->pmtu_stale) && xchg(d->t[i]->pmtu_stale, 0))
-			path_mtu_refresh(d->t[i]);
+			path_mtu_refresh(d, d->t[i]);
 	for (unsigned k = 0; k < d->nw; k++) {
 		struct worker *w = d->w[k];
 		unsigned head = load_acquire(w->preq_head);

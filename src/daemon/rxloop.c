@@ -177,7 +177,7 @@ static bool auto_ok(struct tunnel *t, uint32_t osrc, uint32_t odst, uint8_t *in,
 				.naddrs = a ? a->n : 0, .isatap = t->conf.isatap };
 	enum sitd_isatap_node node = SITD_ISATAP_REFUSED;
 
-	if (t->conf.remote || ip_version(in) != 6)
+	if (sitd_conf_has_remote(&t->conf) || ip_version(in) != 6)
 		return true;
 	switch (sitd_packet_is_spoofed(&au, osrc, odst, in + IP6_SRC, in + IP6_DST, &node)) {
 	case SITD_SPOOF_OK:
@@ -253,6 +253,64 @@ static void rx_raw(struct worker *w, const struct sitd_table *tab, int n)
 	}
 }
 
+/* An address of this host (its global ones, linkwatch.c), for ip6_tnl_rcv_ctl's check. */
+static bool host6_has(const struct sitd_host6 *h, const uint8_t *a)
+{
+	for (uint32_t k = 0; h && k < h->n; k++)
+		if (!memcmp(h->a[k].addr, a, 16))
+			return true;
+	return false;
+}
+
+/*
+ * An IPv6 underlay (ip6tnl): what a raw IPv6 socket of next header `nexthdr` hands over
+ * is the inner packet alone; the outer source is msg_name's, the destination and device
+ * IPV6_PKTINFO's, the traffic class IPV6_TCLASS's.  Looked up by them in ip6_tnl_lookup's
+ * order (sitd_table6), decapsulated as ip6_tnl_rcv does (sitd_rx_decap6).
+ */
+static void rx_raw6(struct worker *w, const struct sitd_table6 *tab, uint8_t nexthdr, int n)
+{
+	const struct sitd_host6 *host = qsbr_read(w->d->host6);
+
+	for (int i = 0; i < n; i++) {
+		struct msghdr *h = &w->rmsgs[i].msg_hdr;
+		struct sitd_rx6_outer ro = { .nexthdr = nexthdr };
+		uint8_t dst[16] = { 0 };
+		uint32_t off, ilen;
+		struct tunnel *t;
+
+		if ((h->msg_flags & MSG_TRUNC) || h->msg_namelen < sizeof(struct sockaddr_in6) ||
+		    w->names[i].v6.sin6_family != AF_INET6) {
+			STAT_DROP(&w->stats, rx_truncated);
+			continue;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+			if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+				struct in6_pktinfo pi;
+
+				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+				memcpy(dst, &pi.ipi6_addr, 16);
+				ro.ifindex = pi.ipi6_ifindex;
+			} else if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_TCLASS) {
+				int v;
+
+				memcpy(&v, CMSG_DATA(c), sizeof(v));
+				ro.tclass = (uint8_t)v;
+			}
+		}
+		ro.src = w->names[i].v6.sin6_addr.s6_addr;
+		ro.dst = dst;
+		ro.src_is_local = host6_has(host, ro.src);
+		t = sitd_table6_lookup(tab, ro.src, dst, ro.ifindex);
+		if (!t) {
+			STAT_DROP(&w->stats, rx_no_tunnel);
+			continue;
+		}
+		if (sitd_rx_decap6(&t->rx, &ro, w->bufs[i], w->rmsgs[i].msg_len, &off, &ilen) == 0)
+			rx_push(w, t, w->bufs[i] + off, ilen, VNET_GSO_NONE, 0);
+	}
+}
+
 /*
  * -R ring: the blocks the kernel has handed over, in order, each given back once its
  * packets are written (GRO points into it).  The device is the ring's sockaddr_ll, the
@@ -315,7 +373,7 @@ static void rx_udp(struct worker *w, const struct sitd_table *tab, int n)
 			continue;
 		}
 		rx_meta(h, total, &m);
-		src = rd32((const uint8_t *)&w->names[i].sin_addr);
+		src = rd32((const uint8_t *)&w->names[i].v4.sin_addr);
 		t = sitd_table_lookup(tab, src, m.dst, m.ifindex);
 		if (!t) {
 			STAT_DROP(&w->stats, rx_no_tunnel);
@@ -335,6 +393,7 @@ void rx_outer(struct worker *w, struct outer *o)
 {
 	/* The table as published now; it stays valid until this worker is quiescent. */
 	const struct sitd_table *tab = qsbr_read(o->table);
+	const struct sitd_table6 *tab6 = qsbr_read(o->table6);
 
 	for (unsigned b = 0; b < RX_BUDGET; b++) {
 		int n;
@@ -345,6 +404,8 @@ void rx_outer(struct worker *w, struct outer *o)
 			break;
 		if (o->kind == OUTER_UDP)
 			rx_udp(w, tab, n);
+		else if (outer_is6(o->kind))
+			rx_raw6(w, tab6, o->kind == OUTER_RAW6_41 ? IPPROTO_IPV6 : IPPROTO_IPIP, n);
 		else
 			rx_raw(w, tab, n);
 		gro_flush(w);
@@ -372,6 +433,23 @@ static void rx_udp_error(struct worker *w, const struct sitd_table *tab,
 	}
 }
 
+/* An ICMP error for the inner sender, w->relay[0..len), written to t's device. */
+static void relay_write(struct worker *w, struct tunnel *t, size_t len)
+{
+	static uint8_t vnet_none[VNET_HDR_LEN];	/* never written */
+	struct iovec out[2] = { { vnet_none, VNET_HDR_LEN }, { w->relay, len } };
+	struct sitd_stats *st = &t->rx_stats;
+
+	if (!rl_allow(&w->relay_rl, now_ns())) {
+		STAT_INC(st->tx_icmp_ratelimited);
+		return;
+	}
+	if (writev(t->tun_fd, out, 2) < 0)
+		STAT_DROP(st, tun_write_error);
+	else
+		STAT_INC(st->err_relayed);
+}
+
 /*
  * ICMP errors about our outer packets, queued by the kernel (IP_RECVERR).  The kernel
  * has already applied Fragmentation Needed to its route (raw_err() ->
@@ -380,7 +458,6 @@ static void rx_udp_error(struct worker *w, const struct sitd_table *tab,
 static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 			 const struct sock_extended_err *ee, size_t n)
 {
-	static uint8_t vnet_none[VNET_HDR_LEN];	/* never written */
 	struct sockaddr_in off;
 	struct sitd_err e;
 	struct sitd_stats *st;
@@ -423,18 +500,72 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 		return;
 	case ERR_RELAY:
 		STAT_INC(st->err_received);
-		if (!rl_allow(&w->relay_rl, now_ns())) {
-			STAT_INC(st->tx_icmp_ratelimited);
-			return;
-		}
-		{
-			struct iovec out[2] = { { vnet_none, VNET_HDR_LEN }, { w->relay, len } };
+		relay_write(w, t, len);
+		return;
+	}
+}
 
-			if (writev(t->tun_fd, out, 2) < 0)
-				STAT_DROP(st, tun_write_error);
-			else
-				STAT_INC(st->err_relayed);
-		}
+/* The tunnel device's IPv4 address, the source of an ICMPv4 error it relays; 0: none. */
+static uint32_t tunnel_src4(const struct tunnel *t)
+{
+	for (unsigned i = 0; i < t->conf.naddrs; i++)
+		if (t->conf.addrs[i].family == 4)
+			return rd32(t->conf.addrs[i].addr);
+	return 0;
+}
+
+/*
+ * ICMPv6 errors about our IPv6 outer packets (IPV6_RECVERR), quoted from the outer
+ * header on (IPV6_HDRINCL on the receive socket), judged as ip6_tnl_err does.  The kernel
+ * has applied Packet Too Big to its route (rawv6_err -> ip6_sk_update_pmtu); sitd takes
+ * the MTU at once, reads the route again, and sends the inner sender its own error when
+ * the packet it sent did not fit.
+ */
+static void rx_raw6_error(struct worker *w, const struct sitd_table6 *tab,
+			  const struct sock_extended_err *ee, size_t n)
+{
+	struct sitd_err6 e;
+	struct sitd_stats *st;
+	struct tunnel *t;
+	size_t len = 0;
+	uint32_t pmtu = 0;
+
+	if (ee->ee_origin != SO_EE_ORIGIN_ICMP6 || n < IPV6_HDR_LEN || ip_version(w->errpkt) != 6)
+		return;
+	/* Which tunnel sent it: the quoted outer header, from local to remote. */
+	t = sitd_table6_lookup(tab, w->errpkt + IP6_DST, w->errpkt + IP6_SRC, w->err_ifindex);
+	if (!t)
+		return;
+	st = &t->rx_stats;
+	e = (struct sitd_err6){ .type = ee->ee_type, .code = ee->ee_code, .info = ee->ee_info,
+				.quoted = w->errpkt, .len = n, .dev6 = qsbr_read(t->addrs6),
+				.host6 = qsbr_read(w->d->host6), .src4 = tunnel_src4(t),
+				.tnl_mtu = READ_ONCE(t->conf.mtu) };
+	switch (sitd_icmp6_err(&t->conf, &e, w->relay, sizeof(w->relay), &len, &pmtu)) {
+	case ERR_NOT_OURS:
+	case ERR_IGNORE:
+		return;
+	case ERR_DECLINED:
+		STAT_INC(st->err_received);
+		STAT_INC(st->tx_icmp_declined);
+		return;
+	case ERR_PMTU:
+		STAT_INC(st->err_received);
+		STAT_INC(st->err_frag_needed);
+		if (pmtu && pmtu < path_mtu_get(t))
+			WRITE_ONCE(t->path_mtu, pmtu);
+		path_mtu_stale(w, t, 0);
+		if (len)
+			relay_write(w, t, len);
+		return;
+	case ERR_DAMP:
+		STAT_INC(st->err_received);
+		STAT_INC(st->err_damped);
+		damper_note(&t->damper, now_ns());
+		return;
+	case ERR_RELAY:
+		STAT_INC(st->err_received);
+		relay_write(w, t, len);
 		return;
 	}
 }
@@ -442,15 +573,19 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 void rx_outer_errors(struct worker *w, struct outer *o)
 {
 	const struct sitd_table *tab = qsbr_read(o->table);
+	const struct sitd_table6 *tab6 = qsbr_read(o->table6);
 
 	for (;;) {
 		struct sockaddr_in to = { 0 };
 		size_t n;
-		const struct sock_extended_err *ee = errqueue_read(w, o->fd, &n, &to);
+		const struct sock_extended_err *ee =
+			errqueue_read(w, o->fd, &n, outer_is6(o->kind) ? NULL : &to);
 
 		if (!ee)
 			return;
-		if (o->kind == OUTER_UDP)
+		if (outer_is6(o->kind))
+			rx_raw6_error(w, tab6, ee, n);
+		else if (o->kind == OUTER_UDP)
 			rx_udp_error(w, tab, ee, rd32((const uint8_t *)&to.sin_addr));
 		else
 			rx_raw_error(w, tab, ee, n);

@@ -44,6 +44,7 @@ static void tunnel_close(struct tunnel *t, bool delete)
 	free(t->prl);
 	free(t->pcache);
 	free(t->l2);
+	free(t->src6);
 	free(t);
 }
 
@@ -114,6 +115,56 @@ static int udp_tx_all(struct tunnel *t)
 	return 0;
 }
 
+/*
+ * An IPv6 underlay: every worker's IPv6 send socket (raw6_send_open), asked of the monitor
+ * with the first such tunnel and kept, as the IPv4 ones are.  0, or -1 logged.
+ */
+static int raw6_tx_all(struct sitd_daemon *d, const struct sitd_conf *c)
+{
+	for (unsigned i = 0; i < d->nw; i++) {
+		int fd;
+
+		if (READ_ONCE(d->w[i]->raw6_tx) >= 0)
+			continue;
+		fd = ps_raw6_send_open();
+		if (fd < 0) {
+			log_warnx("%s: cannot open an IPv6 raw send socket: %s%s", c->name, strerror(-fd),
+				  fd == -EPERM || fd == -EACCES ? " (needs CAP_NET_RAW)" : "");
+			return -1;
+		}
+		/* Before the tunnel is watched: its worker sees it from its first frame. */
+		store_release(d->w[i]->raw6_tx, fd);
+	}
+	return 0;
+}
+
+static bool addr6_any(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, 16);
+}
+
+/*
+ * The route toward the remote now: its MTU (0: none, or remote any), and over IPv6 with
+ * local any the source it chose, published for the workers (sitd_tx_local6).
+ */
+static uint32_t route_mtu(struct tunnel *t)
+{
+	const struct sitd_conf *c = &t->conf;
+	uint8_t src[16];
+	uint32_t mtu;
+
+	if (!sitd_conf_has_remote(c))
+		return 0;
+	if (c->outer == SITD_OUTER_IPV4)
+		return pmtu_query(c->local, c->remote, c->dev);
+	mtu = pmtu6_query(c->remote6, c->dev, src);
+	if (addr6_any(c->local6) && !addr6_any(src) && (t->src6 = malloc(sizeof(*t->src6))))
+		memcpy(t->src6->a, src, 16);
+	return mtu;
+}
+
 static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf *c,
 				  struct outer **closing)
 {
@@ -122,12 +173,6 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	bool guessed;
 	int r;
 
-	if (c->outer == SITD_OUTER_IPV6) {
-		/* The grammar and the core know ip6tnl; the outer IPv6 paths are not built yet. */
-		log_warnx("%s: an IPv6 underlay (ip6tnl) is not supported by this daemon yet", c->name);
-		free(t);
-		return NULL;
-	}
 	if (!t) {
 		log_warn("%s: out of memory", c->name);
 		return NULL;
@@ -136,11 +181,11 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	t->conf = *c;
 	t->tun_fd = t->icmp6_fd = -1;
 	t->rd = malloc(sizeof(*t->rd));
-	if (!c->remote)
+	if (!sitd_conf_has_remote(c))
 		t->pcache = calloc(1, sizeof(*t->pcache));
 	if (c->isatap)
 		t->prl = calloc(1, sizeof(*t->prl));
-	if (!t->rd || (!c->remote && !t->pcache) || (c->isatap && !t->prl)) {
+	if (!t->rd || (!sitd_conf_has_remote(c) && !t->pcache) || (c->isatap && !t->prl)) {
 		log_warn("%s: out of memory", c->name);
 		goto fail;	/* tunnel_close frees what there is */
 	}
@@ -174,18 +219,27 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		/* UDP_SEGMENT needs the checksum: with SO_NO_CHECK the kernel refuses it. */
 		t->udp_gso = c->encap_csum;
 	} else {
-		if (c->mode != SITD_MODE_IPIP && !(t->path[0] = outer_get(d, c, OUTER_RAW41, closing)))
+		bool six = c->outer == SITD_OUTER_IPV6;
+
+		if (six && raw6_tx_all(d, c) < 0)
 			goto fail;
-		if (c->mode != SITD_MODE_SIT && !(t->path[1] = outer_get(d, c, OUTER_RAW4, closing)))
+		if (c->mode != SITD_MODE_IPIP &&
+		    !(t->path[0] = outer_get(d, c, six ? OUTER_RAW6_41 : OUTER_RAW41, closing)))
+			goto fail;
+		if (c->mode != SITD_MODE_SIT &&
+		    !(t->path[1] = outer_get(d, c, six ? OUTER_RAW6_4 : OUTER_RAW4, closing)))
 			goto fail;
 	}
 
-	t->conf.mtu = sitd_mtu_start(c, c->remote ? pmtu_query(c->local, c->remote, c->dev) : 0,
-				     c->dev[0] ? link_get_mtu(c->dev) : -1,
+	t->conf.mtu = sitd_mtu_start(c, route_mtu(t), c->dev[0] ? link_get_mtu(c->dev) : -1,
 				     t->existed ? link_get_mtu(c->name) : -1, &t->path_mtu, &guessed);
 	if (guessed)
 		log_warnx("%s: no route to the remote yet; assuming an underlay MTU of %u", c->name,
 			  t->path_mtu);
+	/* rawv6_send_hdrinc sends the source as written: none known, nothing goes out. */
+	if (c->outer == SITD_OUTER_IPV6 && addr6_any(c->local6) && !t->src6)
+		log_warnx("%s: no source address toward the remote yet (local any); sending once "
+			  "a route gives one", c->name);
 	if (link_get_mtu(c->name) != (int)t->conf.mtu &&
 	    (r = ps_link_set_mtu(c->name, t->conf.mtu)) < 0) {
 		log_warnx("cannot set the MTU of %s to %u: %s", c->name, t->conf.mtu, strerror(-r));
@@ -380,7 +434,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	/* What the devices already have (taken over after a restart): addresses, and for
 	 * remote any, routes; and the host's addresses, once. */
 	for (unsigned i = 0; i < n; i++)
-		any_routes |= added[i] && !added[i]->conf.remote;
+		any_routes |= added[i] && !sitd_conf_has_remote(&added[i]->conf);
 	linkwatch_dump(d, any_routes);
 	qsbr_synchronize(&d->qsbr);
 	path_drain(d);	/* and the rings hold no tunnel freed below */

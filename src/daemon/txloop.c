@@ -168,6 +168,82 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 	sitd_tx_reset(tx);
 }
 
+/*
+ * An IPv6 underlay (ip6tnl): each output a whole IPv6 packet the core built, sent through
+ * the worker's IPV6_HDRINCL socket to remote6 (the kernel routes it; a bound tunnel's
+ * device given by IPV6_PKTINFO, a link-local remote's scope by it too).  Without a source
+ * (local any and no route yet) nothing can go: rawv6_send_hdrinc would send ::.
+ */
+static void tx_flush_raw6(struct worker *w, struct tunnel *t)
+{
+	static const uint8_t zero[16];
+	struct sitd_tx *tx = &w->tx;
+	struct sitd_stats *st = &t->tx_stats;
+	int fd = load_acquire(w->raw6_tx);
+	unsigned n = tx->nout, i = 0;
+	bool retried = false;
+
+	if (fd < 0 || !memcmp(tx->local6, zero, 16)) {
+		STAT_ADD(st->drop[SITD_DROP_tx_send_error], n);
+		sitd_tx_reset(tx);
+		return;
+	}
+	memcpy(&w->dst6.sin6_addr, t->conf.remote6, 16);
+	w->dst6.sin6_port = 0;	/* rawv6_sendmsg: 0 or the socket's own protocol */
+	w->dst6.sin6_scope_id = IN6_IS_ADDR_LINKLOCAL(&w->dst6.sin6_addr) ? t->link : 0;
+	for (unsigned k = 0; k < n; k++) {
+		struct msghdr *m = &w->tmsgs[k].msg_hdr;
+		struct sitd_out *x = &tx->out[k];
+
+		sitd_out_csum_finish(x);
+		m->msg_name = &w->dst6;
+		m->msg_namelen = sizeof(w->dst6);
+		m->msg_iov = x->iov;
+		m->msg_iovlen = x->iovcnt;
+		m->msg_control = NULL;
+		m->msg_controllen = 0;
+		m->msg_flags = 0;
+		if (t->link) {
+			struct in6_pktinfo pi = { .ipi6_ifindex = t->link };
+			struct cmsghdr *c;
+
+			m->msg_control = w->tcmsg[k].buf;
+			m->msg_controllen = sizeof(w->tcmsg[k].buf);
+			c = CMSG_FIRSTHDR(m);
+			c->cmsg_level = SOL_IPV6;
+			c->cmsg_type = IPV6_PKTINFO;
+			c->cmsg_len = CMSG_LEN(sizeof(pi));
+			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+			m->msg_controllen = CMSG_SPACE(sizeof(pi));
+		}
+	}
+	while (i < n) {
+		int r = sendmmsg(fd, w->tmsgs + i, n - i, 0);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Above the route's path MTU (ip6_fragment refuses): read it again. */
+			if (errno == EMSGSIZE)
+				path_mtu_stale(w, t, 0);
+			if (!retried && errno != EMSGSIZE) {
+				retried = true;
+				continue;
+			}
+			STAT_DROP(st, tx_send_error);
+			retried = false;
+			i++;
+			continue;
+		}
+		retried = false;
+		for (int k = 0; k < r; k++)
+			STAT_ADD(st->tx_bytes, tx->out[i + k].len);
+		STAT_ADD(st->tx_packets, (uint64_t)r);
+		i += (unsigned)r;
+	}
+	sitd_tx_reset(tx);
+}
+
 /* Build one FOU/GUE message from outs [o, end); returns how many outs it took. */
 static unsigned udp_msg(struct worker *w, struct tunnel *t, bool shared, unsigned m, unsigned o,
 			unsigned *iovk)
@@ -308,7 +384,10 @@ static void tx_flush(struct worker *w, struct tunnel *t)
 		sitd_tx_reset(&w->tx);
 		return;
 	}
-	tx_flush_raw(w, t);
+	if (t->conf.outer == SITD_OUTER_IPV6)
+		tx_flush_raw6(w, t);
+	else
+		tx_flush_raw(w, t);
 }
 
 /*
@@ -324,8 +403,16 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 	sitd_tx_routes(&w->tx, qsbr_read(t->routes6));
 	w->tx.rd = qsbr_read(t->rd);
 	w->tx.pcache = t->pcache;
+	/* IPv6 underlay with local any: the source the route chose (path.c), none yet: :: */
+	if (t->conf.outer == SITD_OUTER_IPV6) {
+		const struct path_src6 *s = qsbr_read(t->src6);
+
+		if (s)
+			sitd_tx_local6(&w->tx, s->a);
+	}
 	/* Inner checksums to the device only where outer packets will go as frames. */
-	w->tx.csum_defer = w->pkt_tx >= 0 && t->conf.remote && t->conf.encap == SITD_ENCAP_NONE &&
+	w->tx.csum_defer = w->pkt_tx >= 0 && t->conf.outer == SITD_OUTER_IPV4 && t->conf.remote &&
+			   t->conf.encap == SITD_ENCAP_NONE &&
 			   qsbr_read(t->l2) && !READ_ONCE(t->l2_bad);
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);

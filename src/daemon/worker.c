@@ -132,7 +132,7 @@ int workers_alloc(struct sitd_daemon *d, unsigned n)
 		w->d = d;
 		w->id = i;
 		qsbr_register(&d->qsbr, &w->qs);
-		w->raw_tx = w->pkt_tx = -1;
+		w->raw_tx = w->pkt_tx = w->raw6_tx = -1;
 		w->ep = epoll_create1(EPOLL_CLOEXEC);
 		w->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (w->ep < 0 || w->stop_fd < 0 || ep_add(w->ep, w->stop_fd, EPOLLIN, NULL, EV_STOP) < 0) {
@@ -153,6 +153,7 @@ int workers_alloc(struct sitd_daemon *d, unsigned n)
 			w->pkt_tx = -1;
 		}
 		w->dst.sin_family = AF_INET;
+		w->dst6.sin6_family = AF_INET6;
 		sitd_tx_init(&w->tx, &none, &w->stats, NULL, (uint16_t)(id + i * 0x4000u));
 		sitd_gro_init(&w->gro, true, &w->stats);
 		rl_init(&w->relay_rl, 1000, 50);
@@ -203,6 +204,8 @@ void workers_free(struct sitd_daemon *d)
 			close(w->stop_fd);
 		if (w->raw_tx >= 0)
 			close(w->raw_tx);
+		if (w->raw6_tx >= 0)
+			close(w->raw6_tx);
 		if (w->pkt_tx >= 0)
 			close(w->pkt_tx);
 		free(w);

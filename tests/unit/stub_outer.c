@@ -33,6 +33,12 @@ int ps_raw_open(uint8_t proto)
 	return fake_socket();
 }
 
+int ps_raw6_open(uint8_t proto)
+{
+	(void)proto;
+	return fake_socket();
+}
+
 int ps_udp_rx_open(uint16_t port)
 {
 	(void)port;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stubs of what path.c calls below it, for test_path.c: the path MTU the kernel reports
- * (pmtu_query, from stub_path_mtu, counted), no route or neighbour for -T packet, the
+ * (pmtu_query and pmtu6_query, from stub_path_mtu, counted), no route or neighbour for -T packet, the
  * clock the test sets, log lines counted.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "os/clock.h"
 #include "os/log.h"
@@ -21,6 +22,15 @@ uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev)
 	(void)dev;
 	stub_path.queries++;
 	stub_path.last_dst = remote;
+	return stub_path.mtu;
+}
+
+uint32_t pmtu6_query(const uint8_t remote6[16], const char *dev, uint8_t src[16])
+{
+	(void)dev;
+	stub_path.queries6++;
+	memcpy(stub_path.last_dst6, remote6, 16);
+	memcpy(src, stub_path.src6, 16);
 	return stub_path.mtu;
 }
 

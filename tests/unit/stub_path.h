@@ -9,6 +9,8 @@ struct stub_path {
 	uint32_t mtu;		/* what pmtu_query answers */
 	unsigned queries;
 	uint32_t last_dst;
+	unsigned queries6;	/* pmtu6_query: counted, answers mtu and src6 */
+	uint8_t last_dst6[16], src6[16];
 	uint64_t now;		/* what now_ns answers */
 	unsigned logs;		/* log_info lines */
 };

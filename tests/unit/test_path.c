@@ -104,6 +104,51 @@ static void test_fixed_remote_read_once_on_the_control_thread(void **state)
 	assert_int_equal(stub_path.queries, 2);
 }
 
+/*
+ * An IPv6 underlay has a fixed remote (remote6) though conf.remote is 0: asked from the
+ * worker, read once on the control thread through pmtu6_query, and with local any the
+ * route's source published for the workers, again only when it changes.
+ */
+static void test_ipv6_underlay_read_and_source(void **state)
+{
+	static const uint8_t r6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x0f, [15] = 2 };
+	static const uint8_t s6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x0f, [15] = 1 };
+	struct tunnel six;
+	struct path_src6 *first;
+
+	(void)state;
+	memset(&six, 0, sizeof(six));
+	six.conf.outer = SITD_OUTER_IPV6;
+	memcpy(six.conf.remote6, r6, 16);
+	six.path_mtu = 1500;
+	ts[2] = &six;
+	d.n = 3;
+	memcpy(stub_path.src6, s6, 16);
+	for (int i = 0; i < 3; i++)
+		path_mtu_stale(w, &six, 0);
+	assert_int_equal(wakes(), 1);
+	assert_int_equal(stub_path.queries6, 0);	/* not on the worker */
+	path_drain(&d);
+	assert_int_equal(stub_path.queries6, 1);
+	assert_int_equal(stub_path.queries, 0);		/* never the IPv4 probe */
+	assert_memory_equal(stub_path.last_dst6, r6, 16);
+	assert_int_equal(path_mtu_get(&six), 1400);
+	assert_non_null(six.src6);
+	assert_memory_equal(six.src6->a, s6, 16);
+	first = six.src6;
+	path_mtu_stale(w, &six, 0);
+	path_drain(&d);
+	assert_int_equal(stub_path.queries6, 2);
+	assert_ptr_equal(six.src6, first);		/* the same source: not republished */
+	/* No route now: the last source stays. */
+	memset(stub_path.src6, 0, 16);
+	path_mtu_stale(w, &six, 0);
+	path_drain(&d);
+	assert_ptr_equal(six.src6, first);
+	free(six.src6);
+	d.n = 2;
+}
+
 static void test_remote_any_each_destination(void **state)
 {
 	(void)state;
@@ -195,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fixed_remote_read_once_on_the_control_thread,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_underlay_read_and_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_any_each_destination, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_removed_tunnel_not_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring_drops, setup, teardown),
