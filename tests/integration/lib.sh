@@ -414,3 +414,97 @@ merging_underlay() {
 	not_ok "$1: cannot make vb's NAPI threaded (/sys/class/net/vb/threaded)"
 	return 1
 }
+
+# --- An IPv6-only underlay (ip6tnl: ip6ip6, ipip6, any over IPv6) --------------------
+#
+#    netns $NS_A                                   netns $NS_B
+#   | TUN $TUN 2001:db8:1::1/64, 198.51.100.1/24 |  | 2001:db8:1::2/64, 198.51.100.2/24 |
+#   | veth va 2001:db8:ff::1/64 =================|==|============ veth vb 2001:db8:ff::2/64 |
+#
+# No IPv4 address on the veths; DAD off in the namespaces (no tentative addresses, the
+# link-locals included), so the first packet goes at once.  $A6U and $B6U are the outer
+# (underlay) addresses the tunnel runs between.
+A6U=2001:db8:ff::1
+B6U=2001:db8:ff::2
+
+# ns6_add NS: a namespace whose new devices do no DAD, lo up.
+ns6_add() {
+	ip netns add "$1" || die "cannot create network namespace $1"
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0
+	ip -n "$1" link set lo up
+}
+
+# underlay6_wait: until A reaches $B6U (5 s at most).  A veth's carrier comes through
+# the kernel's linkwatch, up to a second after `link set up`, and IPv6 installs the prefix
+# routes only then: a tunnel started before would lose its first packets.
+underlay6_wait() {
+	for _ in $(seq 25); do
+		na ping -6 -c 1 -W 0.2 -q $B6U >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	die "the IPv6 underlay does not carry: $A6U cannot reach $B6U"
+}
+
+# Two namespaces joined by a veth pair with MTU $1 (default 1500), IPv6 only.
+setup_pair6() {
+	local mtu=${1:-1500}
+	A6U=2001:db8:ff::1
+	B6U=2001:db8:ff::2
+	ns6_add "$NS_A"
+	ns6_add "$NS_B"
+	ip -n "$NS_A" link add va mtu "$mtu" type veth peer name vb mtu "$mtu" netns "$NS_B" ||
+		die "cannot create the veth pair"
+	ip -n "$NS_A" addr add $A6U/64 dev va nodad
+	ip -n "$NS_B" addr add $B6U/64 dev vb nodad
+	ip -n "$NS_A" link set va up
+	ip -n "$NS_B" link set vb up
+	underlay6_wait
+}
+
+# Three namespaces, A - R - B over IPv6 only, R forwarding with its link toward B at MTU
+# $1 (default 1400; the kernel's IPv6 minimum is 1280):
+#
+#   A va 2001:db8:a::1/64 === ra 2001:db8:a::fe  R  rb 2001:db8:b::fe === vb 2001:db8:b::2/64 B
+#                                                    <------- MTU $1 ------->
+#
+# R answers what does not fit with ICMPv6 Packet Too Big, as any router (RFC 8200 5);
+# A6U and B6U become A's and B's addresses.
+setup_routed6() {
+	local mtu=${1:-1400}
+	ns6_add "$NS_A"
+	ns6_add "$NS_R"
+	ns6_add "$NS_B"
+	ip -n "$NS_A" link add va type veth peer name ra netns "$NS_R" || die "cannot create veth"
+	ip -n "$NS_R" link add rb mtu "$mtu" type veth peer name vb mtu "$mtu" netns "$NS_B" ||
+		die "cannot create veth (MTU $mtu)"
+	ip netns exec "$NS_R" sysctl -qw net.ipv6.conf.all.forwarding=1
+	ip -n "$NS_A" addr add 2001:db8:a::1/64 dev va nodad
+	ip -n "$NS_R" addr add 2001:db8:a::fe/64 dev ra nodad
+	ip -n "$NS_R" addr add 2001:db8:b::fe/64 dev rb nodad
+	ip -n "$NS_B" addr add 2001:db8:b::2/64 dev vb nodad
+	ip -n "$NS_A" link set va up
+	ip -n "$NS_R" link set ra up
+	ip -n "$NS_R" link set rb up
+	ip -n "$NS_B" link set vb up
+	ip -n "$NS_A" -6 route add 2001:db8:b::/64 via 2001:db8:a::fe
+	ip -n "$NS_B" -6 route add 2001:db8:a::/64 via 2001:db8:b::fe
+	A6U=2001:db8:a::1
+	B6U=2001:db8:b::2
+	underlay6_wait
+}
+
+# setup_tunnel6 MODE [sitd args]: sitd at both ends over $A6U <-> $B6U, mode ip6ip6,
+# ipip6 or any, the inner addresses of lib.sh's topology on each device (IPv4 too unless
+# ip6ip6).  A daemon that cannot run an IPv6 underlay yet fails here, its log printed.
+setup_tunnel6() {
+	local mode=$1
+	shift
+	# shellcheck disable=SC2086
+	start_sitd "$NS_A" "sitd-a" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $B6U local $A6U "$@"
+	PID_A=$LAST_PID
+	# shellcheck disable=SC2086
+	start_sitd "$NS_B" "sitd-b" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $A6U local $B6U "$@"
+	PID_B=$LAST_PID
+	tun_up "$NS_A" "$TUN" $A6 "$([ "$mode" = ip6ip6 ] || echo $A4IN)"
+	tun_up "$NS_B" "$TUN" $B6 "$([ "$mode" = ip6ip6 ] || echo $B4IN)"
+}
