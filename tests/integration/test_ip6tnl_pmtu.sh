@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Path MTU over an IPv6 underlay (ip6tnl, issue 21), a router in the middle: A - R - B
+# (setup_routed6 in lib.sh), R forwarding IPv6 with MTU 1400 toward B.  For ip6ip6 and
+# ipip6: a 200 MB TCP transfer from A to B completes (sha256 equal); A's sitd learned the
+# path MTU 1400 from R's ICMPv6 Packet Too Big about its own outer packets (ip6_tnl_err);
+# and the next inner packet too big for the path is answered to its sender with the MTU
+# left inside, 1400 - 40 - 8 = 1352 (the IPv6 header and the Tunnel Encapsulation Limit
+# option, ip6_tnl_xmit): ICMPv6 Packet Too Big for IPv6 inside, Fragmentation Needed for
+# IPv4 inside (ipxip6_tnl_xmit), seen by ping -M do and on A's TUN device.
+TUN=${TUN:-ip6tnl1}
+. "$(dirname "$0")/lib.sh"
+require_root ping socat sha256sum ss jq tshark
+make_data 200
+
+INNER_MTU=$((1400 - 40 - 8))
+# Inner destinations in the tunnel's prefixes that no transfer used: the kernel has no
+# path MTU cached for them, so their packets reach sitd and its answer is what ping sees.
+FRESH6=2001:db8:1::99
+FRESH4=198.51.100.99
+
+# B's own link is the small one, so B's tunnel would default to 1352 and its SYN would
+# announce an MSS that fits before A learns anything: B at 1452, the MTU over a 1500
+# link, leaves the learning to A (as test_pmtu.sh's big_b).
+big_b() { nb ip link set "$TUN" mtu 1452; }
+
+# capture_tun NAME: tshark on A's TUN device into $LOGDIR/NAME.pcapng (TPID its pid).
+capture_tun() {
+	CAP=$LOGDIR/$1.pcapng
+	: >"$LOGDIR/tshark.log"
+	ip netns exec "$NS_A" tshark -i "$TUN" -a duration:60 -w "$CAP" -q 2>"$LOGDIR/tshark.log" &
+	TPID=$!
+	for _ in $(seq 100); do grep -q Capturing "$LOGDIR/tshark.log" && break; sleep 0.1; done
+	sleep 0.5	# "Capturing" can come a moment before the capture does
+}
+capture_stop() {
+	sleep 0.3
+	kill -INT "$TPID" 2>/dev/null
+	wait "$TPID" 2>/dev/null
+}
+# cap_count FILTER: packets in $CAP matching a display filter.
+cap_count() { tshark -r "$CAP" -Y "$1" 2>/dev/null | wc -l; }
+
+for mode in ip6ip6 ipip6; do
+	setup_routed6 1400
+	setup_tunnel6 "$mode"
+	big_b
+	if [ "$mode" = ip6ip6 ]; then addr=$B6; else addr=$B4IN; fi
+	expect_eq "$mode: A's device MTU over a 1500 link (1500 - 48)" \
+		"$(ip -n "$NS_A" -o link show "$TUN" | grep -o 'mtu [0-9]*' | cut -d' ' -f2)" 1452
+	check "$mode: 200 MB from A to B through R at 1400, sha256 equal" transfer "$addr"
+	expect_eq "$mode: A learned the path MTU 1400 from R's Packet Too Big" "$(ctr "$PID_A" path_mtu)" 1400
+	expect_ge "$mode: ... counted as an ICMPv6 error about A's outer packets" "$(ctr "$PID_A" err_received)" 1
+	expect_ge "$mode: ... and as a path MTU one" "$(ctr "$PID_A" err_frag_needed)" 1
+	if [ "$mode" = ip6ip6 ]; then
+		expect_ge "$mode: the inner sender got Packet Too Big" "$(ctr "$PID_A" tx_icmp_ptb)" 1
+	else
+		expect_ge "$mode: the inner sender got Fragmentation Needed" "$(ctr "$PID_A" tx_icmp_frag_needed)" 1
+	fi
+
+	# The next large packet into the tunnel: 1400 bytes of payload, DF, to a destination
+	# with nothing cached; it fits the device (1452) but not the path.
+	capture_tun "$mode-ping"
+	if [ "$mode" = ip6ip6 ]; then
+		before=$(ctr "$PID_A" tx_icmp_ptb)
+		out=$(na ping -6 -c 1 -M do -s 1400 -W 2 $FRESH6 2>&1)
+		capture_stop
+		echo "$out" | grep -i 'too big' | sed 's/^/  # /'
+		check "$mode: ping -M do -s 1400 gets Packet too big with mtu=$INNER_MTU" \
+			grep -q "Packet too big: mtu=$INNER_MTU\b" <<<"$out"
+		expect_eq "$mode: one more Packet Too Big counted" "$(ctr "$PID_A" tx_icmp_ptb)" $((before + 1))
+		expect_eq "$mode: on A's TUN device: Packet Too Big, mtu $INNER_MTU, to A's inner address" \
+			"$(cap_count "icmpv6.type == 2 && icmpv6.mtu == $INNER_MTU && ipv6.dst == $A6")" 1
+		expect_eq "$mode: ... quoting the ping" \
+			"$(cap_count "icmpv6.type == 2 && icmpv6.echo.identifier && ipv6.dst == $FRESH6")" 1
+	else
+		before=$(ctr "$PID_A" tx_icmp_frag_needed)
+		out=$(na ping -4 -c 1 -M do -s 1400 -W 2 $FRESH4 2>&1)
+		capture_stop
+		echo "$out" | grep -i 'frag' | sed 's/^/  # /'
+		check "$mode: ping -4 -M do -s 1400 gets Frag needed with mtu = $INNER_MTU" \
+			grep -q "Frag needed and DF set (mtu = $INNER_MTU)" <<<"$out"
+		expect_eq "$mode: one more Fragmentation Needed counted" \
+			"$(ctr "$PID_A" tx_icmp_frag_needed)" $((before + 1))
+		expect_eq "$mode: on A's TUN device: Fragmentation Needed, mtu $INNER_MTU, to A's inner address" \
+			"$(cap_count "icmp.type == 3 && icmp.code == 4 && icmp.mtu == $INNER_MTU && ip.dst == $A4IN")" 1
+	fi
+	expect_ge "$mode: ... and the packet not sent (tx_too_big)" "$(ctr "$PID_A" drop_tx_too_big)" 1
+	# A packet that fits the learned path still passes: 1352 inside.
+	if [ "$mode" = ip6ip6 ]; then
+		check "$mode: a $INNER_MTU-byte ping with DF passes" \
+			na ping -6 -c 2 -i 0.3 -M do -s $((INNER_MTU - 48)) -W 2 -q $B6
+	else
+		check "$mode: a $INNER_MTU-byte ping with DF passes" \
+			na ping -4 -c 2 -i 0.3 -M do -s $((INNER_MTU - 28)) -W 2 -q $B4IN
+	fi
+	teardown
+done
+finish
