@@ -8,6 +8,7 @@
 #   bench/run.sh                      all rows, 3 runs of 10 s
 #   BENCH_RUNS=1 BENCH_SECONDS=5 bench/run.sh
 #   BENCH_ROWS="veth sit-on sit-off" bench/run.sh
+#   BENCH_ROWS="sit-on sit-off ip6ip6-on ip6ip6-off ipip-on ipip6-on" bench/run.sh   (IPv6 underlay)
 #   BENCH_ROWS="sit-on sit-ba many-ab many-ba" bench/run.sh   (the tunnel table)
 #   BENCH_ROWS="veth sit-on sit-pkt sit-off sit-pkt-off ipip-on ipip-pkt" bench/run.sh   (-T packet)
 #   BENCH_ROWS="veth sit-ul sit-ul-gro" bench/run.sh   (B's kernel merging, as a NIC's GRO)
@@ -27,7 +28,10 @@
 # sit-pkt-off and ipip-pkt (-T packet at both ends: outer packets through AF_PACKET,
 # inner checksums left to the device); sit-ring, sit-ring-off, ipip-ring (-R ring at
 # both ends) and sit-pkt-ring, sit-pkt-ring-off, ipip-pkt-ring (both options);
-# veth-p4 and sit-p4 (iperf3 -P 4).  The last column is the machine's idle share during
+# veth-p4 and sit-p4 (iperf3 -P 4); ip6ip6-on, ip6ip6-off (ethtool tso off) and ipip6-on
+# (ip6tnl: the same tunnels over an IPv6-only veth underlay, setup_pair6 in lib.sh, with
+# the default Tunnel Encapsulation Limit option, 48 bytes a packet), each with a ratio
+# to the sit row of the same run (target >= 0.9).  The last column is the machine's idle share during
 # the runs (median): near 0 %, the machine, not the path, is the limit.
 set -u
 cd "$(dirname "$0")/.."
@@ -39,7 +43,7 @@ done
 make -s -j"$(nproc)" all bench-tools || exit 1
 RUNS=${BENCH_RUNS:-3}
 SECS=${BENCH_SECONDS:-10}
-ROWS=${BENCH_ROWS:-veth blast sit-on sit-off sit-nopmtu ipip-on fou-on gue-on socat openvpn}
+ROWS=${BENCH_ROWS:-veth blast sit-on sit-off sit-nopmtu ipip-on ip6ip6-on ip6ip6-off ipip6-on fou-on gue-on socat openvpn}
 BLAST=$PWD/build/blast
 . tests/integration/lib.sh
 require_root iperf3 ethtool socat
@@ -129,8 +133,14 @@ sitd_row() {	# sitd_row MODE ADDR [sitd args] [-- ethtool features]
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
 	feats=("$@")
-	setup_pair
-	setup_tunnel "$mode" "${args[@]}"
+	# The underlay: IPv4 (lib.sh's setup_pair), or IPv6 only with UNDERLAY6 set.
+	if [ -n "${UNDERLAY6:-}" ]; then
+		setup_pair6
+		setup_tunnel6 "$mode" "${args[@]}"
+	else
+		setup_pair
+		setup_tunnel "$mode" "${args[@]}"
+	fi
 	[ ${#feats[@]} = 0 ] || na ethtool -K "$TUN" "${feats[@]}" >/dev/null
 	eval "${UNDERLAY:-:}"
 	for _ in $(seq "$RUNS"); do measure "$addr" $(both "$PID_A") $(both "$PID_B"); done
@@ -142,6 +152,10 @@ row_sit-off() { sitd_row sit $B6 -- tso off; }
 row_sit-nopmtu() { sitd_row sit $B6 nopmtudisc; }
 row_ipip-on() { sitd_row ipip $B4IN; }
 row_sit-ba() { DIR=ba sitd_row sit $A6; }
+# ip6tnl over an IPv6-only veth: the same inner traffic as sit-on, sit-off and ipip-on.
+row_ip6ip6-on() { UNDERLAY6=1 sitd_row ip6ip6 $B6; }
+row_ip6ip6-off() { UNDERLAY6=1 sitd_row ip6ip6 $B6 -- tso off; }
+row_ipip6-on() { UNDERLAY6=1 sitd_row ipip6 $B4IN; }
 # -T packet at both ends: outer packets as Ethernet frames through AF_PACKET.
 row_sit-pkt() { SITD_OPTS="-T packet" sitd_row sit $B6; }
 row_sit-pkt-off() { SITD_OPTS="-T packet" sitd_row sit $B6 -- tso off; }
@@ -252,6 +266,8 @@ declare -A LABEL=(
 	[ipip-ring]="sitd ipip, TSO on, -R ring" [sit-pkt-ring]="sitd sit, TSO on, -T packet -R ring"
 	[sit-pkt-ring-off]="sitd sit, TSO off, -T packet -R ring" [ipip-pkt-ring]="sitd ipip, TSO on, -T packet -R ring"
 	[sit-ul]="sitd sit, A's veth TSO off" [sit-ul-gro]="... and B's veth merging (GRO)"
+	[ip6ip6-on]="sitd ip6ip6, TSO on" [ip6ip6-off]="sitd ip6ip6, TSO off"
+	[ipip6-on]="sitd ipip6, TSO on"
 )
 declare -A MED CPU
 echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
@@ -260,6 +276,9 @@ printf '%-32s %9s %17s %10s %9s %9s %6s\n' "row" "Gbit/s" "range" "CPU s/GB" "of
 for r in $ROWS; do
 	: >"$LOGDIR/idle"
 	out=$(row_$r)
+	# A row that died half way (its sitd refused to start, say) leaves nothing behind for
+	# the next: its subshell's exit runs no trap.
+	cleanup >/dev/null 2>&1
 	idle=$(sort -n "$LOGDIR/idle" | median)
 	# median and range of the runs; CPU: median of the runs that have one
 	med=$(echo "$out" | awk '{ printf "%.2f\n", $1 / 1000 }' | sort -n | median)
@@ -280,6 +299,11 @@ both_rows() { for r in "$@"; do [ -n "${MED[$r]:-}" ] || return 1; done; }
 both_rows sit-on blast && echo "sit TSO on / raw-socket ceiling: $(ratio sit-on blast)   (target >= 0.90)"
 both_rows sit-on openvpn && echo "sit TSO on / OpenVPN no cipher:  $(ratio sit-on openvpn)   (target >= 5)"
 both_rows sit-on sit-off && echo "sit TSO on / sit TSO off:        $(ratio sit-on sit-off)   (target >= 1.5)"
+both_rows ip6ip6-on sit-on && echo "ip6ip6 TSO on / sit TSO on:      $(ratio ip6ip6-on sit-on)   (target >= 0.90)"
+both_rows ip6ip6-off sit-off && echo "ip6ip6 TSO off / sit TSO off:    $(ratio ip6ip6-off sit-off)   (target >= 0.90)"
+both_rows ipip6-on sit-on && echo "ipip6 TSO on / sit TSO on:       $(ratio ipip6-on sit-on)   (target >= 0.90)"
+both_rows ipip6-on ipip-on && echo "ipip6 TSO on / ipip TSO on:      $(ratio ipip6-on ipip-on)   (target >= 0.90)"
+both_rows ip6ip6-on ip6ip6-off && echo "ip6ip6 TSO on / ip6ip6 TSO off:  $(ratio ip6ip6-on ip6ip6-off)   (target >= 1.5)"
 both_rows fou-on veth && echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
 both_rows fou-on openvpn && echo "sit in fou / OpenVPN no cipher:  $(ratio fou-on openvpn)   (target >= 5; both over UDP)"
 [ -n "${MED[sit-pkt]:-}" ] && {
