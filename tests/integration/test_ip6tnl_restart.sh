@@ -31,6 +31,7 @@ start_sitd "$NS_A" sitd-a -c "$conf"
 PID_A=$LAST_PID
 start_b ""
 
+quiet() { "$@" >/dev/null; }
 addr_of() { ip -n "$1" -o addr show dev "$TUN" | awk '{ print $4 }' | grep -v '^fe80' | sort | paste -sd,; }
 routes6_of() { ip -n "$1" -o -6 route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
 ifindex_of() { ip -n "$1" -o link show "$TUN" | cut -d: -f1; }
@@ -38,7 +39,7 @@ ifindex_of() { ip -n "$1" -o link show "$TUN" | cut -d: -f1; }
 expect_eq "after start: A's address from the stanza" "$(addr_of "$NS_A")" "$A6/64"
 expect_eq "after start: A's route from the stanza" "$(routes6_of "$NS_A")" "2001:db8:99::/48"
 expect_eq "B's address, from the command line" "$(addr_of "$NS_B")" "$B6/64"
-check "ping through, no ip command run" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+check "ping through, no ip command run" quiet na ping -6 -c 2 -i 0.2 -W 2 -q $B6
 expect_eq "show -j: an IPv6 underlay" \
 	"$("$SITD" -S "$(sock_of "$PID_A")" show -j | jq -r '.[0].outer')" ipv6
 ifa=$(ifindex_of "$NS_A")
@@ -95,5 +96,5 @@ expect_eq "after the reload: same ifindex" "$(ifindex_of "$NS_A")" "$ifa"
 expect_eq "after the reload: same address" "$(addr_of "$NS_A")" "$A6/64"
 expect_eq "after the reload: hoplimit 37 in effect" \
 	"$("$SITD" -S "$(sock_of "$PID_A")" show -j | jq -r '.[0].hoplimit')" 37
-check "after the reload: ping through" na ping -6 -c 2 -i 0.2 -W 2 -q $B6
+check "after the reload: ping through" quiet na ping -6 -c 2 -i 0.2 -W 2 -q $B6
 finish

@@ -102,6 +102,8 @@ s.sendto(ip6 + dstopts + echo, (dev, 0x86dd))
 EOF
 }
 
+quiet() { "$@" >/dev/null; }
+
 # wire NAME MODE [sitd args]: a fresh pair and tunnel, A's veth captured into $CAP.
 wire() {
 	local name=$1 mode=$2
@@ -145,7 +147,7 @@ teardown
 
 # --- 2. encaplimit 0, encaplimit none ------------------------------------------------
 wire limit0 ip6ip6 encaplimit 0
-check "encaplimit 0: ping" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+check "encaplimit 0: ping" quiet na ping -6 -c 3 -i 0.2 -W 2 -q $B6
 cap_stop
 expect_eq "encaplimit 0: Tunnel Encapsulation Limit 0" "$(vals "$CAP" $ALL ipv6.opt.tel)" 0
 expect_eq "encaplimit 0: the header: 29 00 04 01 00 01 01 00" \
@@ -153,7 +155,7 @@ expect_eq "encaplimit 0: the header: 29 00 04 01 00 01 01 00" \
 teardown
 
 wire nolimit ip6ip6 encaplimit none
-check "encaplimit none: ping" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+check "encaplimit none: ping" quiet na ping -6 -c 3 -i 0.2 -W 2 -q $B6
 cap_stop
 expect_ge "encaplimit none: outer packets" "$(count "$CAP" $ALL)" 3
 expect_eq "encaplimit none: outer next header 41 directly" "$(vals "$CAP" $ALL ipv6.nxt)" 41
@@ -165,20 +167,20 @@ teardown
 # --- 3. hop limit, traffic class, flow label: fixed and inherited --------------------
 # Each ping sets the inner field to a value none of the defaults has.
 wire hop37 ip6ip6 hoplimit 37
-check "hoplimit 37: ping with inner hop limit 5" na ping -6 -c 3 -i 0.2 -t 5 -W 2 -q $B6
+check "hoplimit 37: ping with inner hop limit 5" quiet na ping -6 -c 3 -i 0.2 -t 5 -W 2 -q $B6
 cap_stop
 expect_eq "hoplimit 37: outer 37, inner 5" "$(vals "$CAP" $ALL ipv6.hlim a)" 37,5
 teardown
 
 wire hopinh ip6ip6 hoplimit inherit
-check "hoplimit inherit: ping with inner hop limit 33" na ping -6 -c 3 -i 0.2 -t 33 -W 2 -q $B6
+check "hoplimit inherit: ping with inner hop limit 33" quiet na ping -6 -c 3 -i 0.2 -t 33 -W 2 -q $B6
 cap_stop
 expect_eq "hoplimit inherit: outer equal to the inner, 33" "$(vals "$CAP" $ALL ipv6.hlim a)" 33,33
 teardown
 
 wire tc28 ip6ip6 tclass 0x28
 check "tclass 0x28: ping with inner traffic class 0x02 (ECT(0))" \
-	na ping -6 -c 3 -i 0.2 -Q 0x02 -W 2 -q $B6
+	quiet na ping -6 -c 3 -i 0.2 -Q 0x02 -W 2 -q $B6
 cap_stop
 expect_eq "tclass 0x28: outer DSCP 10 (0x28), inner DSCP 0" "$(vals "$CAP" $ALL ipv6.tclass.dscp a)" 10,0
 expect_eq "tclass 0x28: the inner ECT(0) in the outer ECN field (RFC 6040)" \
@@ -186,20 +188,20 @@ expect_eq "tclass 0x28: the inner ECT(0) in the outer ECN field (RFC 6040)" \
 teardown
 
 wire tcinh ip6ip6 tclass inherit
-check "tclass inherit: ping with inner traffic class 0x48" na ping -6 -c 3 -i 0.2 -Q 0x48 -W 2 -q $B6
+check "tclass inherit: ping with inner traffic class 0x48" quiet na ping -6 -c 3 -i 0.2 -Q 0x48 -W 2 -q $B6
 cap_stop
 expect_eq "tclass inherit: outer equal to the inner, 0x48" "$(vals "$CAP" $ALL ipv6.tclass a)" 72,72
 teardown
 
 wire fl12345 ip6ip6 flowlabel 0x12345
-check "flowlabel 0x12345: ping with inner flow label 0xabcde" na ping -6 -c 3 -i 0.2 -F 0xabcde -W 2 -q $B6
+check "flowlabel 0x12345: ping with inner flow label 0xabcde" quiet na ping -6 -c 3 -i 0.2 -F 0xabcde -W 2 -q $B6
 cap_stop
 expect_eq "flowlabel 0x12345: outer 0x12345, inner 0xabcde" \
 	"$(vals "$CAP" $ALL ipv6.flow a)" "$((0x12345)),$((0xabcde))"
 teardown
 
 wire flinh ip6ip6 flowlabel inherit
-check "flowlabel inherit: ping with inner flow label 0xabcde" na ping -6 -c 3 -i 0.2 -F 0xabcde -W 2 -q $B6
+check "flowlabel inherit: ping with inner flow label 0xabcde" quiet na ping -6 -c 3 -i 0.2 -F 0xabcde -W 2 -q $B6
 cap_stop
 expect_eq "flowlabel inherit: outer equal to the inner, 0xabcde" \
 	"$(vals "$CAP" $ALL ipv6.flow a)" "$((0xabcde)),$((0xabcde))"
@@ -230,7 +232,7 @@ teardown
 
 wire ipip6none ipip6 encaplimit none hoplimit inherit tclass inherit
 check "ipip6 encaplimit none: ping with inner TTL 33, TOS 0x48" \
-	na ping -4 -c 3 -i 0.2 -t 33 -Q 0x48 -W 2 -q $B4IN
+	quiet na ping -4 -c 3 -i 0.2 -t 33 -Q 0x48 -W 2 -q $B4IN
 cap_stop
 expect_eq "ipip6 encaplimit none: outer next header 4 directly" "$(vals "$CAP" $ALL ipv6.nxt)" 4
 expect_eq "ipip6 hoplimit inherit: outer hop limit 33, the inner TTL" "$(vals "$CAP" $ALL ipv6.hlim)" 33
