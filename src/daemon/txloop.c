@@ -170,8 +170,8 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 
 /*
  * An IPv6 underlay (ip6tnl): each output a whole IPv6 packet the core built, sent through
- * the worker's IPV6_HDRINCL socket to remote6 (the kernel routes it; a bound tunnel's
- * device given by IPV6_PKTINFO, a link-local remote's scope by it too).  Without a source
+ * the worker's IPV6_HDRINCL socket to remote6 (the kernel routes it; IPV6_PKTINFO gives
+ * the source, and a bound tunnel's device, which is a link-local remote's scope too).  Without a source
  * (local any and no route yet) nothing can go: rawv6_send_hdrinc would send ::.
  */
 static void tx_flush_raw6(struct worker *w, struct tunnel *t)
@@ -181,6 +181,7 @@ static void tx_flush_raw6(struct worker *w, struct tunnel *t)
 	struct sitd_stats *st = &t->tx_stats;
 	int fd = load_acquire(w->raw6_tx);
 	unsigned n = tx->nout, i = 0;
+	struct in6_pktinfo pi;
 	bool retried = false;
 
 	if (fd < 0 || !memcmp(tx->local6, zero, 16)) {
@@ -191,31 +192,31 @@ static void tx_flush_raw6(struct worker *w, struct tunnel *t)
 	memcpy(&w->dst6.sin6_addr, t->conf.remote6, 16);
 	w->dst6.sin6_port = 0;	/* rawv6_sendmsg: 0 or the socket's own protocol */
 	w->dst6.sin6_scope_id = IN6_IS_ADDR_LINKLOCAL(&w->dst6.sin6_addr) ? t->link : 0;
+	/*
+	 * The source and device of every message: without a source in the flow,
+	 * ip6_dst_lookup_tail() selects one for each packet (ipv6_dev_get_saddr), which the
+	 * header already names.
+	 */
+	pi.ipi6_ifindex = t->link;
+	memcpy(&pi.ipi6_addr, tx->local6, 16);
 	for (unsigned k = 0; k < n; k++) {
 		struct msghdr *m = &w->tmsgs[k].msg_hdr;
 		struct sitd_out *x = &tx->out[k];
+		struct cmsghdr *c;
 
 		sitd_out_csum_finish(x);
 		m->msg_name = &w->dst6;
 		m->msg_namelen = sizeof(w->dst6);
 		m->msg_iov = x->iov;
 		m->msg_iovlen = x->iovcnt;
-		m->msg_control = NULL;
-		m->msg_controllen = 0;
 		m->msg_flags = 0;
-		if (t->link) {
-			struct in6_pktinfo pi = { .ipi6_ifindex = t->link };
-			struct cmsghdr *c;
-
-			m->msg_control = w->tcmsg[k].buf;
-			m->msg_controllen = sizeof(w->tcmsg[k].buf);
-			c = CMSG_FIRSTHDR(m);
-			c->cmsg_level = SOL_IPV6;
-			c->cmsg_type = IPV6_PKTINFO;
-			c->cmsg_len = CMSG_LEN(sizeof(pi));
-			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-			m->msg_controllen = CMSG_SPACE(sizeof(pi));
-		}
+		m->msg_control = w->tcmsg[k].buf;
+		m->msg_controllen = CMSG_SPACE(sizeof(pi));
+		c = CMSG_FIRSTHDR(m);
+		c->cmsg_level = SOL_IPV6;
+		c->cmsg_type = IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
 	}
 	while (i < n) {
 		int r = sendmmsg(fd, w->tmsgs + i, n - i, 0);
