@@ -86,6 +86,8 @@ void daemon_tick(struct sitd_daemon *d);
  */
 int daemon_netlink_fd(const struct sitd_daemon *d);
 void daemon_netlink_read(struct sitd_daemon *d);
+/* How often notifications were lost (the socket overflowed) and the state dumped again. */
+void daemon_netlink_stats(const struct sitd_daemon *d, uint64_t *overruns, uint64_t *resyncs);
 
 /*
  * Stop the workers and close everything.  The devices stay (DAEMON_KEEP: a restart or

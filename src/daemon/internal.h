@@ -131,6 +131,10 @@ struct tunnel {
 	struct sitd_damper damper;	/* noted by rx, consumed by tx */
 	struct sitd_addrs6 *addrs6;	/* published by the control thread; NULL: none */
 	struct sitd_routes6 *routes6;	/* remote any: the device's routes, likewise */
+	/* linkwatch_resync, control thread: what a dump found, published at its end */
+	struct sitd_addrs6 *resync_addrs6;
+	struct sitd_routes6 *resync_routes6;
+	bool resync_seen;		/* its device was in the link dump */
 	struct sitd_6rd *rd;		/* the 6rd settings in effect, likewise (never NULL) */
 	struct tunnel_prl *prl;		/* ISATAP's PRL, likewise; NULL: not ISATAP */
 	struct sitd_pmtu_cache *pcache;	/* remote any: path MTU per destination (pmtu.h) */
@@ -232,6 +236,11 @@ struct sitd_daemon {
 	int wake_pending;		/* atomic: wake_fd was written and not yet drained */
 	int ctl_ep;			/* epoll of nl and wake_fd: daemon_netlink_fd */
 	struct sitd_host6 *host6;	/* the host's IPv6 addresses, published */
+	/* Netlink state that may be stale (linkwatch.c), control thread only: */
+	struct sitd_host6 *resync_host6; /* non-NULL: a resync's dumps are being read */
+	bool resync_pending;		/* a notification was lost, or a resync failed */
+	uint64_t nl_overruns;		/* ENOBUFS or truncated reads of d->nl */
+	uint64_t nl_resyncs;		/* dumps that put the mirrored state right */
 	struct {			/* other links' last MTU, by ifindex (a small hash) */
 		unsigned ifindex, mtu;
 	} link_mtu[64];
@@ -268,6 +277,10 @@ void path_mtu_refresh_dst(struct tunnel *t, uint32_t dst);
 /* What the devices have now: IPv6 addresses (all, and the host's), and with routes, the
  * IPv6 routes (remote any). */
 void linkwatch_dump(struct sitd_daemon *d, bool routes);
+/* After a lost notification: every link, address and (remote any) route dumped again and
+ * what sitd mirrors set from the dumps, entries not there removed.  0 or -errno (then
+ * d->resync_pending: daemon_tick tries again). */
+int linkwatch_resync(struct sitd_daemon *d);
 /* The netlink socket, and the control thread's wake-up (path_mtu_stale), in one epoll. */
 void linkwatch_open(struct sitd_daemon *d);
 void linkwatch_close(struct sitd_daemon *d);

@@ -4,7 +4,9 @@
  * applied to the running tunnels (up/down, device MTU, IPv6 addresses, remote-any
  * routes) on the control thread.
  */
+#include <errno.h>
 #include <ifaddrs.h>
+#include <inttypes.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -31,13 +33,20 @@ static struct tunnel *by_ifindex(struct sitd_daemon *d, unsigned ifindex)
 	return NULL;
 }
 
-/* A tunnel's device went up or down: the lookup skips it while down (table.h). */
+/*
+ * A tunnel's device went up or down: the lookup skips it while down (table.h).  As
+ * link_mtu, the state the device has now, not what a queued notification said: after a
+ * burst, an old "down" read last would otherwise stay.
+ */
 static void link_flags(void *arg, unsigned ifindex, unsigned flags)
 {
 	struct tunnel *t = by_ifindex(arg, ifindex);
 
-	if (t)
-		WRITE_ONCE(t->up, (flags & IFF_UP) != 0);
+	(void)flags;
+	if (!t)
+		return;
+	t->resync_seen = true;
+	WRITE_ONCE(t->up, link_is_up(t->conf.name) != 0);
 }
 
 /*
@@ -127,19 +136,13 @@ static void addr_relearn(const struct tunnel *t, struct sitd_addrs6 *n)
 	freeifaddrs(ifa);
 }
 
-/* Any interface's global IPv6 address: the host's list, for sitd_icmp6_pick_src. */
-static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, unsigned plen)
+/* One address into the host's list: whether it changed. */
+static bool host_apply(struct sitd_host6 *n, bool usable, const uint8_t *addr, unsigned plen)
 {
-	struct sitd_host6 *old = d->host6, *n;
 	uint32_t k;
 
-	if (addr[0] == 0xff || (addr[0] == 0xfe && (addr[1] & 0xc0) == 0x80))
-		return;
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return;
-	if (old)
-		*n = *old;
+	if (addr[0] == 0xff || is_ll(addr))
+		return false;
 	for (k = 0; k < n->n && memcmp(n->a[k].addr, addr, 16); k++)
 		;
 	if (usable && k == n->n && n->n < sizeof(n->a) / sizeof(n->a[0])) {
@@ -148,6 +151,26 @@ static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, 
 	} else if (!usable && k < n->n) {
 		n->a[k] = n->a[--n->n];
 	} else {
+		return false;
+	}
+	return true;
+}
+
+/* Any interface's global IPv6 address: the host's list, for sitd_icmp6_pick_src. */
+static void host_addr6(struct sitd_daemon *d, bool usable, const uint8_t *addr, unsigned plen)
+{
+	struct sitd_host6 *old = d->host6, *n;
+
+	if (addr[0] == 0xff || is_ll(addr))
+		return;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		d->resync_pending = true;	/* the change is lost: a dump brings it */
+		return;
+	}
+	if (old)
+		*n = *old;
+	if (!host_apply(n, usable, addr, plen)) {
 		free(n);
 		return;
 	}
@@ -165,6 +188,12 @@ static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *
 	struct tunnel *t = by_ifindex(d, ifindex);
 	struct sitd_addrs6 *old, *n;
 
+	if (d->resync_host6) {	/* linkwatch_resync: into what it publishes at the end */
+		(void)host_apply(d->resync_host6, usable, addr, plen);
+		if (t && addr[0] != 0xff && t->resync_addrs6)
+			addr_apply(t->resync_addrs6, usable, addr, plen);
+		return;
+	}
 	host_addr6(d, usable, addr, plen);
 	if (!t || addr[0] == 0xff)
 		return;
@@ -172,6 +201,7 @@ static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *
 	n = calloc(1, sizeof(*n));
 	if (!n) {
 		log_warn("%s: out of memory", t->conf.name);
+		d->resync_pending = true;
 		return;
 	}
 	if (old)
@@ -190,31 +220,18 @@ static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *
  * A route out of a remote-any tunnel's device came or went: its next hop is where the
  * packets it sends there go (sitd_routes6_nexthop).  Published as link_addr6 does.
  */
-static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *dst, unsigned len,
-			const uint8_t *gw)
+/* One route into a tunnel's list: false when the list is full (logged). */
+static bool route_apply(const struct tunnel *t, struct sitd_routes6 *n, bool add,
+			const uint8_t *dst, unsigned len, const uint8_t *gw)
 {
-	struct sitd_daemon *d = arg;
-	struct tunnel *t = by_ifindex(d, ifindex);
-	struct sitd_routes6 *old, *n;
 	uint32_t k;
 
-	if (!t || sitd_conf_has_remote(&t->conf))
-		return;
-	old = t->routes6;
-	n = calloc(1, sizeof(*n));
-	if (!n) {
-		log_warn("%s: out of memory", t->conf.name);
-		return;
-	}
-	if (old)
-		*n = *old;
 	for (k = 0; k < n->n && !(n->r[k].len == len && !memcmp(n->r[k].dst, dst, 16)); k++)
 		;
 	if (add && k == n->n && n->n == SITD_ROUTES6_MAX) {
 		log_warnx("%s: more than %d IPv6 routes; sitd follows the first ones", t->conf.name,
 			  SITD_ROUTES6_MAX);
-		free(n);
-		return;
+		return false;
 	}
 	if (add) {
 		memcpy(n->r[k].dst, dst, 16);
@@ -223,6 +240,36 @@ static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *ds
 		n->n += k == n->n;
 	} else if (k < n->n) {
 		n->r[k] = n->r[--n->n];
+	}
+	return true;
+}
+
+static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *dst, unsigned len,
+			const uint8_t *gw)
+{
+	struct sitd_daemon *d = arg;
+	struct tunnel *t = by_ifindex(d, ifindex);
+	struct sitd_routes6 *old, *n;
+
+	if (!t || sitd_conf_has_remote(&t->conf))
+		return;
+	if (d->resync_host6) {
+		if (t->resync_routes6)
+			(void)route_apply(t, t->resync_routes6, add, dst, len, gw);
+		return;
+	}
+	old = t->routes6;
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		log_warn("%s: out of memory", t->conf.name);
+		d->resync_pending = true;
+		return;
+	}
+	if (old)
+		*n = *old;
+	if (!route_apply(t, n, add, dst, len, gw)) {
+		free(n);
+		return;
 	}
 	qsbr_replace(&d->qsbr, t->routes6, n);
 }
@@ -238,11 +285,101 @@ void linkwatch_dump(struct sitd_daemon *d, bool routes)
 		(void)nl_dump6(RTM_GETROUTE, &nl_handlers, d);
 }
 
+/*
+ * Publish what a resync's dump found, where it differs from what is published (`*pub`,
+ * read by the workers): the new copy, or, when the dump failed, nothing.  `*staged` is
+ * consumed either way.
+ */
+static void resync_publish(struct sitd_daemon *d, void **pub, void **staged, size_t size, bool ok)
+{
+	static const union {
+		struct sitd_addrs6 a;
+		struct sitd_routes6 r;
+		struct sitd_host6 h;
+	} zero;
+	void *n = *staged;
+
+	*staged = NULL;
+	if (!n)
+		return;
+	/* Unchanged, or empty where nothing was known: the published copy stays. */
+	if (!ok || (*pub ? !memcmp(*pub, n, size) : !memcmp(&zero, n, size))) {
+		free(n);
+		return;
+	}
+	qsbr_replace(&d->qsbr, *pub, n);
+}
+
+int linkwatch_resync(struct sitd_daemon *d)
+{
+	bool nomem = false, routes = false;
+	int r, e;
+
+	d->resync_pending = false;
+	for (unsigned i = 0; i < d->n; i++)
+		d->t[i]->resync_seen = false;
+	/* Links: each tunnel's up state and MTU (link_flags, link_mtu), other links' MTU
+	 * (path_link_mtu); a tunnel whose device is no longer there is down. */
+	r = nl_dump_links(&nl_handlers, d);
+	for (unsigned i = 0; r == 0 && i < d->n; i++)
+		if (!d->t[i]->resync_seen)
+			WRITE_ONCE(d->t[i]->up, false);
+	/* Addresses and routes: gathered from nothing, so that those gone are gone. */
+	d->resync_host6 = calloc(1, sizeof(*d->resync_host6));
+	nomem |= !d->resync_host6;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct tunnel *t = d->t[i];
+
+		nomem |= !(t->resync_addrs6 = calloc(1, sizeof(*t->resync_addrs6)));
+		if (!sitd_conf_has_remote(&t->conf)) {
+			routes = true;
+			nomem |= !(t->resync_routes6 = calloc(1, sizeof(*t->resync_routes6)));
+		}
+	}
+	if (nomem) {
+		r = -ENOMEM;
+	} else {
+		e = nl_dump6(RTM_GETADDR, &nl_handlers, d);
+		r = r < 0 ? r : e;
+		e = routes ? nl_dump6(RTM_GETROUTE, &nl_handlers, d) : 0;
+		r = r < 0 ? r : e;
+	}
+	for (unsigned i = 0; i < d->n; i++) {
+		struct tunnel *t = d->t[i];
+
+		resync_publish(d, (void **)&t->addrs6, (void **)&t->resync_addrs6,
+			       sizeof(*t->addrs6), r == 0);
+		resync_publish(d, (void **)&t->routes6, (void **)&t->resync_routes6,
+			       sizeof(*t->routes6), r == 0);
+	}
+	resync_publish(d, (void **)&d->host6, (void **)&d->resync_host6, sizeof(*d->host6), r == 0);
+	if (r < 0) {
+		log_warnx("netlink: links, addresses and routes not read again: %s; retrying",
+			  strerror(-r));
+		d->resync_pending = true;
+		return r;
+	}
+	d->nl_resyncs++;
+	return 0;
+}
+
+/*
+ * A receive buffer for bursts: thousands of devices created or set up at once queue a
+ * notification each (a few hundred bytes to a kilobyte).  SO_RCVBUF, capped by
+ * net.core.rmem_max, as the packet process has no CAP_NET_ADMIN for SO_RCVBUFFORCE; what
+ * still overflows costs a resync (linkwatch_resync), not the state.
+ */
+enum { LINKWATCH_RCVBUF = 8 << 20 };
+
 void linkwatch_open(struct sitd_daemon *d)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
+	/* Test knob: SITD_NL_RCVBUF=BYTES, a tiny buffer that overflows at once
+	 * (tests/integration/test_linkstate.sh). */
+	const char *knob = getenv("SITD_NL_RCVBUF");
+	int rcvbuf = knob && atoi(knob) > 0 ? atoi(knob) : LINKWATCH_RCVBUF;
 
-	d->nl = nl_link_open();
+	d->nl = nl_link_open(rcvbuf);
 	if (!d->nl)
 		log_warn("no link notifications; mtu bounds are not enforced");
 	d->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -285,8 +422,20 @@ void daemon_netlink_read(struct sitd_daemon *d)
 {
 	uint64_t n;
 
-	if (d->nl)
-		nl_link_read(d->nl, &nl_handlers, d);
+	if (d->nl && nl_link_read(d->nl, &nl_handlers, d) < 0) {
+		d->nl_overruns++;
+		d->resync_pending = true;
+		log_warnx("netlink: notifications lost (overrun %" PRIu64 "); reading links, "
+			  "addresses and routes again", d->nl_overruns);
+	}
+	if (d->resync_pending)
+		(void)linkwatch_resync(d);
 	if (d->wake_fd >= 0 && read(d->wake_fd, &n, sizeof(n)) == sizeof(n))
 		path_drain(d);
+}
+
+void daemon_netlink_stats(const struct sitd_daemon *d, uint64_t *overruns, uint64_t *resyncs)
+{
+	*overruns = d->nl_overruns;
+	*resyncs = d->nl_resyncs;
 }

@@ -604,6 +604,8 @@ void daemon_tick(struct sitd_daemon *d)
 	uint64_t now = now_ns();
 
 	path_drain(d);	/* what a worker asked and no wake-up brought */
+	if (d->resync_pending)	/* a resync that failed, or a change lost for memory */
+		(void)linkwatch_resync(d);
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *t = d->t[i];
 

@@ -21,12 +21,16 @@ struct nl_cb_arg {
 	void *arg;
 };
 
-struct mnl_socket *nl_link_open(void)
+struct mnl_socket *nl_link_open(int rcvbuf)
 {
 	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (!nl)
 		return NULL;
+	/* The kernel clamps it to net.core.rmem_max (sock_setsockopt); a failure leaves the
+	 * default, and a lost notification costs a dump, not the state (linkwatch.c). */
+	if (rcvbuf > 0)
+		(void)setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (mnl_socket_bind(nl, RTMGRP_LINK | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE, MNL_SOCKET_AUTOPID) < 0) {
 		int err = errno;
 
@@ -123,10 +127,11 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg)
+int nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg)
 {
 	char buf[8192];	/* MNL_SOCKET_BUFFER_SIZE, without its VLA */
 	struct nl_cb_arg a = { .h = h, .arg = arg };
+	int lost = 0;
 
 	for (;;) {
 		struct sockaddr_nl from;
@@ -135,13 +140,22 @@ void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg)
 				    .msg_iovlen = 1 };
 		ssize_t n = recvmsg(mnl_socket_get_fd(nl), &m, MSG_DONTWAIT);
 
-		if (n < 0 && errno == ENOBUFS)
-			continue;	/* notifications were lost while sitd was busy; read on */
-		if (n <= 0)
-			return;
-		/* Only the kernel (port 0) speaks for the links; a truncated datagram is not read. */
-		if (from.nl_pid != 0 || (m.msg_flags & MSG_TRUNC))
+		/* The socket overflowed (netlink_overrun): notifications were lost.  Read on, the
+		 * rest is older than the dump the caller makes next. */
+		if (n < 0 && errno == ENOBUFS) {
+			lost = -ENOBUFS;
 			continue;
+		}
+		if (n <= 0)
+			return lost;
+		/* Only the kernel (port 0) speaks for the links; a truncated datagram is not
+		 * read, and what it said is lost as well. */
+		if (from.nl_pid != 0)
+			continue;
+		if (m.msg_flags & MSG_TRUNC) {
+			lost = -ENOBUFS;
+			continue;
+		}
 		(void)mnl_cb_run(buf, (size_t)n, 0, 0, msg_cb, &a);
 	}
 }
@@ -269,36 +283,50 @@ int nl_route(bool add, unsigned ifindex, const struct sitd_route *r)
 	return nl_talk(nlh);
 }
 
-int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg)
+/* A dump of `type` (RTM_GET*) for `family`, through msg_cb: 0 or -errno; -EINTR when the
+ * kernel says the table changed during it (NLM_F_DUMP_INTR), so it is not whole. */
+static int nl_dump(uint16_t type, uint8_t family, const struct nl_handlers *h, void *arg)
 {
-	char buf[8192];
+	char buf[16384];	/* a link's message without its counters fits a few times */
 	struct nl_cb_arg a = { .h = h, .arg = arg };
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct rtmsg *rtm;
 	uint32_t port;
 	struct mnl_socket *nl = nl_request_open(&port);
 	int r = 0;
+	bool intr = false;
 
 	if (!nl)
 		return -errno;
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = 1;
-	/* rtmsg and ifaddrmsg both start with their family byte. */
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	rtm->rtm_family = AF_INET6;
+	if (type == RTM_GETLINK) {
+		struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+		ifi->ifi_family = family;
+		/* No counters: fewer and smaller messages (rtnl_dump_ifinfo). */
+		mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	} else {
+		/* rtmsg and ifaddrmsg both start with their family byte. */
+		struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+
+		rtm->rtm_family = family;
+	}
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
 		r = -errno;
 		goto out;
 	}
 	for (;;) {
 		ssize_t len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		int cb;
+		int cb, rest;
 
 		if (len <= 0) {
 			r = len < 0 ? -errno : 0;
 			break;
 		}
+		rest = (int)len;
+		for (struct nlmsghdr *m = (void *)buf; mnl_nlmsg_ok(m, rest); m = mnl_nlmsg_next(m, &rest))
+			intr |= (m->nlmsg_flags & NLM_F_DUMP_INTR) != 0;
 		cb = mnl_cb_run(buf, (size_t)len, 1, port, msg_cb, &a);
 		if (cb <= MNL_CB_STOP) {
 			r = cb < 0 ? -errno : 0;
@@ -307,7 +335,17 @@ int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg)
 	}
 out:
 	mnl_socket_close(nl);
-	return r;
+	return r < 0 ? r : intr ? -EINTR : 0;
+}
+
+int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg)
+{
+	return nl_dump(type, AF_INET6, h, arg);
+}
+
+int nl_dump_links(const struct nl_handlers *h, void *arg)
+{
+	return nl_dump(RTM_GETLINK, AF_UNSPEC, h, arg);
 }
 
 int nl_isatap_setup(unsigned ifindex, const uint8_t token[16])

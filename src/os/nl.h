@@ -13,9 +13,10 @@ struct mnl_socket;
 
 #include "core/conf.h"
 
-/* A socket subscribed to RTMGRP_LINK and RTMGRP_IPV6_IFADDR, non-blocking; NULL with errno
- * set on failure. */
-struct mnl_socket *nl_link_open(void);
+/* A socket subscribed to RTMGRP_LINK, RTMGRP_IPV6_IFADDR and RTMGRP_IPV6_ROUTE,
+ * non-blocking, with a receive buffer of rcvbuf bytes (0: the default; the kernel caps it
+ * at net.core.rmem_max); NULL with errno set on failure. */
+struct mnl_socket *nl_link_open(int rcvbuf);
 int nl_fd(struct mnl_socket *nl);
 
 struct nl_handlers {
@@ -29,12 +30,17 @@ struct nl_handlers {
 		       const uint8_t *gw);
 };
 
-/* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers. */
-void nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg);
+/* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers: 0, or
+ * -ENOBUFS when some were lost (the socket overflowed, or a datagram came truncated): what
+ * they said is then only in a dump. */
+int nl_link_read(struct mnl_socket *nl, const struct nl_handlers *h, void *arg);
 
 /* Every IPv6 route (RTM_GETROUTE) or address (RTM_GETADDR) the kernel has, through the
  * handlers, as notifications would bring them: 0 or -errno. */
 int nl_dump6(uint16_t type, const struct nl_handlers *h, void *arg);
+/* Every link (RTM_GETLINK), likewise: its flags and MTU.  Both: -EINTR when the kernel
+ * says the table changed during the dump (NLM_F_DUMP_INTR), so it may miss an entry. */
+int nl_dump_links(const struct nl_handlers *h, void *arg);
 
 /* Requests, each on a socket of its own, acknowledged: 0 or -errno. */
 int nl_link_up(unsigned ifindex);
