@@ -6,6 +6,7 @@
  * not even an error message could be made.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,37 @@ static int req_show(struct server *s, struct control_client *c, const struct sit
 	return 0;
 }
 
+/*
+ * The netlink counters after what sitd_show_status wrote: notifications lost to a full
+ * socket (overruns) and the dumps that read the state again (resyncs).  In JSON, keys of
+ * their own added before the closing brace.
+ */
+static void status_netlink(struct server *s, struct control_client *c, size_t cap, bool json)
+{
+	uint64_t overruns, resyncs;
+	size_t len = c->outlen;
+	char tail[128];
+	int n;
+
+	daemon_netlink_stats(s->d, &overruns, &resyncs);
+	if (json) {
+		/* sitd_show_status ends its object with "}\n". */
+		if (len < 2 || c->out[len - 2] != '}')
+			return;
+		len -= 2;
+		n = snprintf(tail, sizeof(tail),
+			     ",\"netlink_overruns\":%" PRIu64 ",\"netlink_resyncs\":%" PRIu64 "}\n",
+			     overruns, resyncs);
+	} else {
+		n = snprintf(tail, sizeof(tail), "  netlink overruns %" PRIu64 ", resyncs %" PRIu64 "\n",
+			     overruns, resyncs);
+	}
+	if (n <= 0 || (size_t)n >= sizeof(tail) || len + (size_t)n >= cap)
+		return;
+	memcpy(c->out + len, tail, (size_t)n + 1);
+	c->outlen = len + (size_t)n;
+}
+
 static int req_status(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	bool json = r->json;
@@ -98,6 +130,7 @@ static int req_status(struct server *s, struct control_client *c, const struct s
 								  .refused_counts = rcount,
 								  .nrefused = (unsigned)nref },
 				     json);
+	status_netlink(s, c, cap, json);
 	return 0;
 }
 
