@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fetches Debian's cloud kernel (it carries sit, ipip and fou as modules) into a cache
-# outside the repository and builds the test VM's initramfs from it: busybox-static,
-# the host's iproute2 `ip`/`tc` and iputils `ping` with their shared libraries, the
-# kernel modules the tests need (decompressed, in dependency order) and init.sh.
+# Fetches Debian's cloud kernel (it carries sit, ipip, fou and ip6tnl as modules) into
+# a cache outside the repository and builds the test VM's initramfs from it:
+# busybox-static, the host's iproute2 `ip`/`tc` and iputils `ping` with their shared
+# libraries, the kernel modules the tests need (decompressed, in dependency order) and
+# init.sh.
 #
 #   mkinitramfs.sh OUTDIR    writes OUTDIR/vmlinuz and OUTDIR/initramfs.cpio.gz
 #
@@ -15,7 +16,7 @@ OUT=${1:?usage: mkinitramfs.sh OUTDIR}
 CACHE=${SITD_INTEROP_CACHE:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/sitd-interop}}
 CACHE=${CACHE:-/var/cache/sitd-interop}
 # The modules the VM loads, each after its dependencies (resolved below with modinfo).
-WANT=(virtio_pci virtio_net veth sit ipip fou act_pedit act_csum act_gact cls_matchall cls_u32 sch_ingress)
+WANT=(virtio_pci virtio_net veth sit ipip fou tunnel6 ip6_tunnel act_pedit act_csum act_gact cls_matchall cls_u32 sch_ingress)
 
 die() { echo "mkinitramfs: FATAL: $*" >&2; exit 1; }
 
