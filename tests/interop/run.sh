@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# sitd against a real kernel's sit, ipip and fou: Debian's cloud kernel in a qemu VM
-# (TCG), its virtio NIC on a tap device in a network namespace of our own where sitd
-# runs. As root:  tests/interop/run.sh
+# sitd against a real kernel's sit, ipip, fou and ip6tnl: Debian's cloud kernel in a
+# qemu VM (TCG), its virtio NIC on a tap device in a network namespace of our own where
+# sitd runs. As root:  tests/interop/run.sh
 #
 #   netns $NS (host side)                          VM (Debian cloud kernel)
-#   sitd <-> TUN sit1/ipip1                        kernel sit1 / ipip1 (+ fou)
+#   sitd <-> TUN sit1/ipip1/ip6t1                  kernel sit1 / ipip1 (+ fou) / ip6t1
 #     2001:db8:1::1/64  198.51.100.1/24              2001:db8:1::2/64  198.51.100.2/24
 #   tap0 192.0.2.1/24  ============ virtio-net ===  eth0 192.0.2.2/24
+#        2001:db8:f::1/64 (ip6tnl cells)                 2001:db8:f::2/64
 #
 # One VM boot per run; tunnels are rebuilt between cells. Each cell prints
 # "ok N - ..." or "not ok N - ..." with what differed; the last line is
@@ -282,9 +283,10 @@ cell_ipip_ping() {
 # TCP through sit both ways: host -> VM with socat/busybox nc, the VM's copy back,
 # sha256 compared at each end.
 # tcp_transfer DESC "SITD ARGS" "KERNEL ARGS" [VM PREP] [CHECK: called with 1000 before the result]
+# TCP_UP: the command that brings the tunnels up (default: tunnels sit)
 tcp_transfer() {
 	local desc=$1 mb=${INTEROP_MB:-20} sum vsum rsum t
-	tunnels sit "$2" "$3" "${4:-}" || { result "$desc: TCP ${mb} MB"; return; }
+	${TCP_UP:-tunnels sit} "$2" "$3" "${4:-}" || { result "$desc: TCP ${mb} MB"; return; }
 	[ -s "$LOGDIR/data.bin" ] || head -c $((mb * 1048576)) /dev/urandom >"$LOGDIR/data.bin"
 	sum=$(sha256sum <"$LOGDIR/data.bin" | cut -d' ' -f1)
 	vm 'rm -f /tmp/rx.bin; (nc -l -p 5001 >/tmp/rx.bin </dev/null 2>/tmp/nc.err &) ' >/dev/null
@@ -935,11 +937,122 @@ cell_isatap() {
 	result "$name"
 }
 
+# 10 --------------------------------------------------------------------------
+# ip6tnl (an IPv6 underlay): sitd against the kernel's ip6_tunnel over IPv6 addresses
+# on the tap, U6H (sitd) and U6V (the VM), each end `ip -6 tunnel` with the same words.
+U6H=2001:db8:f::1 U6V=2001:db8:f::2
+# tunnels6 MODE "SITD ARGS" "KERNEL ARGS": sitd's ip6t1 and the kernel's, mode ip6ip6
+# (inner H6/V6) or ipip6 (inner H4IN/V4IN), in the order tunnels() explains.
+tunnels6() {
+	local mode=$1 sargs=$2 kargs=$3
+	teardown
+	vm "ip link del ip6t1 2>/dev/null; ip -6 addr replace $U6V/64 dev eth0 nodad" >/dev/null 2>&1
+	h ip -6 addr replace $U6H/64 dev $TAP nodad
+	DEV=ip6t1
+	# shellcheck disable=SC2086
+	sitd_up ip6t1 mode $mode remote $U6V local $U6H $sargs || return 1
+	vm "ip -6 tunnel add ip6t1 mode $mode remote $U6H local $U6V $kargs || exit 1
+	    ip link set ip6t1 up
+	    [ $mode = ip6ip6 ] && ip addr add $V6/64 dev ip6t1 nodad
+	    [ $mode = ipip6 ] && ip addr add $V4IN/24 dev ip6t1
+	    exit 0" >"$LOGDIR/vm-tunnel.log" 2>&1 ||
+		{ bad "kernel tunnel: ip -6 tunnel add ip6t1 mode $mode ... $kargs: $(tr '\n' ' ' <"$LOGDIR/vm-tunnel.log")"; return 1; }
+	h ip link set ip6t1 up
+	if [ "$mode" = ip6ip6 ]; then h ip addr add $H6/64 dev ip6t1 nodad; else h ip addr add $H4IN/24 dev ip6t1; fi
+	sleep 0.2
+}
+cell_ip6ip6_ping() {
+	# tunnel MTU 1500 - 40 - 8 (the encapsulation limit option): 1452
+	tunnels6 ip6ip6 "" "" && ping_both 6 "0 1 56 1000 1404 1405 3000"
+	result "ip6ip6: ping6 both ways, payloads 0 1 56 1000 1404 (largest unfragmented) 1405 3000 (fragmented inner)"
+}
+cell_ip6ip6_tcp() {
+	TCP_UP="tunnels6 ip6ip6" tcp_transfer ip6ip6 "" ""
+}
+cell_ipip6_ping() {
+	tunnels6 ipip6 "" "" && ping_both 4 "0 1 56 1000 1424 1425 3000"
+	result "ipip6: ping both ways, payloads 0 1 56 1000 1424 (largest unfragmented) 1425 3000 (fragmented inner)"
+}
+# The outer header of sitd's echo requests and of the kernel's, captured on the tap,
+# each field in every header that has it (outer, inner): next header, hop limit, the
+# Destination Options header's next header and length (8-octet units beyond the first
+# 8), each option's type and length, the Tunnel Encapsulation Limit, the PadN's data.
+OPT_FIELDS=(ipv6.nxt ipv6.hlim ipv6.dstopts.nxt ipv6.dstopts.len ipv6.opt.type ipv6.opt.length ipv6.opt.tel ipv6.opt.padn)
+# opt_lines SRC: "COUNT FIELD..." for each distinct line of the echo requests from SRC
+# (a field absent from every header: "-")
+opt_lines() {
+	local f args=()
+	for f in "${OPT_FIELDS[@]}"; do args+=(-e "$f"); done
+	tshark -r "$CAP" -Y "ipv6.src==$1 && icmpv6.type==128" -T fields -E occurrence=a -E aggregator=, \
+		-E separator="|" "${args[@]}" 2>/dev/null |
+		awk -F"|" '{ l = ""; for (i = 1; i <= NF; i++) l = l " " ($i == "" ? "-" : $i); print substr(l, 2) }' |
+		sort | uniq -c | sed 's/^ *//'
+}
+# opt_check WHO LINES "WANT": the one line WANT (count first), field by field
+opt_check() {
+	local who=$1 got=$2 want=$3 i g w
+	[ "$(grep -c . <<<"$got")" = 1 ] || { bad "$who: the echo requests differ: $(tr '\n' ';' <<<"$got")"; return; }
+	read -ra g <<<"$got"
+	read -ra w <<<"$want"
+	[ "${g[0]}" = "${w[0]}" ] || bad "$who: ${g[0]} echo requests captured, want ${w[0]}"
+	for i in "${!OPT_FIELDS[@]}"; do
+		[ "${g[i + 1]:-}" = "${w[i + 1]}" ] || bad "$who: ${OPT_FIELDS[i]} ${g[i + 1]:-}, want ${w[i + 1]}"
+	done
+}
+# opt_bytes SRC BYTES: how many of the echo requests from SRC carry BYTES right behind
+# the outer header (Ethernet 14 + IPv6 40)
+opt_bytes() {
+	tshark -r "$CAP" -Y "ipv6.src==$1 && icmpv6.type==128 && frame[54:8] == $2" 2>/dev/null | grep -c .
+}
+# opt_capture "SITD ARGS" "KERNEL ARGS" NAME: tunnels6 ip6ip6, three echo requests each
+# way on the tap into $CAP; OPT_S and OPT_K the field lines of sitd's and the kernel's.
+opt_capture() {
+	OPT_S='' OPT_K=''
+	tunnels6 ip6ip6 "$1" "$2" || return 1
+	cap_start "$3" || return 1
+	h ping -6 -n -c 3 -i 0.2 -W 2 $V6 >/dev/null 2>&1
+	vm "ping -6 -n -c 3 -i 0.2 -W 2 $H6" >/dev/null 2>&1
+	cap_stop
+	OPT_S=$(opt_lines $U6H) OPT_K=$(opt_lines $U6V)
+	{ echo "count ${OPT_FIELDS[*]}"; echo "sitd:"; echo "$OPT_S"; echo "kernel:"; echo "$OPT_K"; } >"$LOGDIR/$3.txt"
+}
+cell_ip6ip6_encaplimit() {
+	local n who src
+	if opt_capture "" "" encaplimit; then
+		# outer next header 60 (inner 58), hop limit 64 (both), Destination Options
+		# (next 41, 8 bytes): the option (type 4, length 1, value 4) and a PadN (type
+		# 1, length 1, one zero byte), RFC 2473 4.1.1 and the kernel's init_tel_txopt()
+		for who in kernel sitd; do
+			[ $who = sitd ] && src=$OPT_S || src=$OPT_K
+			opt_check $who "$src" "3 60,58 64,64 41 0 0x04,0x01 1,1 4 00"
+		done
+		[ "$OPT_S" = "$OPT_K" ] || bad "sitd: '$OPT_S', the kernel: '$OPT_K' (${OPT_FIELDS[*]})"
+		for who in sitd kernel; do
+			[ $who = sitd ] && src=$U6H || src=$U6V
+			n=$(opt_bytes "$src" 29:00:04:01:04:01:01:00)
+			[ "$n" = 3 ] || bad "$who: $n echo requests with the header 29 00 04 01 04 01 01 00, want 3"
+		done
+	fi
+	result "ip6ip6, encaplimit default (4): Destination Options with the Tunnel Encapsulation Limit (type 4, length 1, value 4) and a PadN, field by field and byte for byte as the kernel's; hop limit 64"
+}
+cell_ip6ip6_nolimit_hoplimit() {
+	local ok=0 who lines
+	opt_capture "encaplimit none hoplimit 33" "encaplimit none hoplimit 33" nolimit && ok=1
+	for who in kernel sitd; do
+		[ $ok = 1 ] || break
+		[ $who = sitd ] && lines=$OPT_S || lines=$OPT_K
+		opt_check $who "$lines" "3 41,58 33,64 - - - - - -"
+	done
+	[ $ok = 0 ] || [ "$OPT_S" = "$OPT_K" ] || bad "sitd: '$OPT_S', the kernel: '$OPT_K' (${OPT_FIELDS[*]})"
+	result "ip6ip6, encaplimit none, hoplimit 33: no Destination Options (outer next header 41), outer hop limit 33, at sitd and at the kernel"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring cell_tcp_packet cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
-	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap)
+	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap
+	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
