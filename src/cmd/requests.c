@@ -6,7 +6,6 @@
  * not even an error message could be made.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,37 +66,6 @@ static int req_show(struct server *s, struct control_client *c, const struct sit
 	return 0;
 }
 
-/*
- * The netlink counters after what sitd_show_status wrote: notifications lost to a full
- * socket (overruns) and the dumps that read the state again (resyncs).  In JSON, keys of
- * their own added before the closing brace.
- */
-static void status_netlink(struct server *s, struct control_client *c, size_t cap, bool json)
-{
-	uint64_t overruns, resyncs;
-	size_t len = c->outlen;
-	char tail[128];
-	int n;
-
-	daemon_netlink_stats(s->d, &overruns, &resyncs);
-	if (json) {
-		/* sitd_show_status ends its object with "}\n". */
-		if (len < 2 || c->out[len - 2] != '}')
-			return;
-		len -= 2;
-		n = snprintf(tail, sizeof(tail),
-			     ",\"netlink_overruns\":%" PRIu64 ",\"netlink_resyncs\":%" PRIu64 "}\n",
-			     overruns, resyncs);
-	} else {
-		n = snprintf(tail, sizeof(tail), "  netlink overruns %" PRIu64 ", resyncs %" PRIu64 "\n",
-			     overruns, resyncs);
-	}
-	if (n <= 0 || (size_t)n >= sizeof(tail) || len + (size_t)n >= cap)
-		return;
-	memcpy(c->out + len, tail, (size_t)n + 1);
-	c->outlen = len + (size_t)n;
-}
-
 static int req_status(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	bool json = r->json;
@@ -107,8 +75,10 @@ static int req_status(struct server *s, struct control_client *c, const struct s
 	uint64_t rcount[32];
 	struct priv_refused ref[32];
 	size_t cap = 16384, nref;
+	uint64_t overruns, resyncs;
 
 	daemon_stats(s->d, &st);
+	daemon_netlink_stats(s->d, &overruns, &resyncs);
 	daemon_describe_paths(s->d, paths, sizeof(paths), json);
 	c->out = malloc(cap);
 	if (!c->out)
@@ -128,9 +98,10 @@ static int req_status(struct server *s, struct control_client *c, const struct s
 								  .stats = &st,
 								  .refused_names = rname,
 								  .refused_counts = rcount,
-								  .nrefused = (unsigned)nref },
+								  .nrefused = (unsigned)nref,
+								  .netlink_overruns = overruns,
+								  .netlink_resyncs = resyncs },
 				     json);
-	status_netlink(s, c, cap, json);
 	return 0;
 }
 

@@ -458,6 +458,8 @@ size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *s
 		pr_u64(&p, sp->refused_names[i], fmt, sp->refused_counts[i]);
 	}
 	pr_close(&p);
+	pr_u64(&p, "netlink_overruns", "  netlink overruns %" PRIu64, sp->netlink_overruns);
+	pr_u64(&p, "netlink_resyncs", ", resyncs %" PRIu64 "\n", sp->netlink_resyncs);
 	pr_close(&p);
 	if (json)
 		out(&p, "\n");

@@ -33,6 +33,8 @@ struct sitd_show_process {
 	const char *const *refused_names; /* system calls seccomp refused, and how often */
 	const uint64_t *refused_counts;
 	unsigned nrefused;
+	/* Link notifications lost to a full socket, and the dumps that read it all again. */
+	uint64_t netlink_overruns, netlink_resyncs;
 };
 
 size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *p, bool json);

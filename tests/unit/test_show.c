@@ -712,6 +712,14 @@ static void test_status(void **state)
 	jexpect_lit(".drops.rx_no_tunnel", "3");
 	jexpect_lit(".refused_syscalls.uname", "1");
 	jexpect_lit(".refused_syscalls.kill", "7");
+	sp.netlink_overruns = 5;
+	sp.netlink_resyncs = 4;
+	sitd_show_status(buf, BIG, &sp, false);
+	assert_non_null(strstr(buf, "  netlink overruns 5, resyncs 4\n"));
+	sitd_show_status(buf, BIG, &sp, true);
+	assert_true(json_parse(buf));
+	jexpect_lit(".netlink_overruns", "5");
+	jexpect_lit(".netlink_resyncs", "4");
 }
 
 /* How many times needle occurs in hay. */
