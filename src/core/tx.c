@@ -130,6 +130,26 @@ static void complete_csum(uint8_t *pkt, uint32_t len, uint32_t start, uint32_t o
 }
 
 /*
+ * The ICMP error of n bytes built at tx->icmp + VNET_HDR_LEN goes to TUN, behind an
+ * empty vnet header, unless none could be built (the rules forbid it) or the budget is
+ * spent: false then, counted.
+ */
+static bool icmp_queue(struct sitd_tx *tx, size_t n, uint64_t now_ns)
+{
+	if (!n) {
+		STAT_INC(tx->stats->tx_icmp_declined);
+		return false;
+	}
+	if (!rl_allow(&tx->icmp_rl, now_ns)) {
+		STAT_INC(tx->stats->tx_icmp_ratelimited);
+		return false;
+	}
+	memset(tx->icmp, 0, VNET_HDR_LEN);
+	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
+	return true;
+}
+
+/*
  * ip6_tnl_xmit's nested tunnel rule (RFC 2473 4.1.1): an inner Tunnel Encapsulation Limit
  * of 0 is answered with Parameter Problem, code 0, pointing at the limit (the option's
  * offset + 2, as ipxip6_tnl_xmit); DROP when none may go.
@@ -143,16 +163,8 @@ static enum sitd_tx_verdict tx_param_prob(struct sitd_tx *tx, const uint8_t *pkt
 	STAT_INC(tx->stats->drop[SITD_DROP_tx_encap_limit]);
 	n = sitd_icmp6_error(ip, cap, ICMP6_PARAM_PROB, ICMP6_PARAMPROB_HDR, ptr,
 			     sitd_icmp6_pick_src(tx->addrs6, tx->host6, pkt + IP6_SRC), pkt, len);
-	if (!n) {
-		STAT_INC(tx->stats->tx_icmp_declined);
+	if (!icmp_queue(tx, n, now_ns))
 		return SITD_TX_DROP;
-	}
-	if (!rl_allow(&tx->icmp_rl, now_ns)) {
-		STAT_INC(tx->stats->tx_icmp_ratelimited);
-		return SITD_TX_DROP;
-	}
-	memset(tx->icmp, 0, VNET_HDR_LEN);
-	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
 	return SITD_TX_ICMP;
 }
 
@@ -171,16 +183,8 @@ static enum sitd_tx_verdict tx_too_big(struct sitd_tx *tx, const uint8_t *pkt, u
 		 * on a device, would be a martian source (fib_validate_source) and dropped */
 		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, ICMP4_FRAG_NEEDED,
 				     mtu > 0xffff ? 0xffff : mtu, 0, pkt, len);
-	if (!n) {
-		STAT_INC(tx->stats->tx_icmp_declined);
+	if (!icmp_queue(tx, n, now_ns))
 		return SITD_TX_DROP;
-	}
-	if (!rl_allow(&tx->icmp_rl, now_ns)) {
-		STAT_INC(tx->stats->tx_icmp_ratelimited);
-		return SITD_TX_DROP;
-	}
-	memset(tx->icmp, 0, VNET_HDR_LEN);
-	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
 	if (version == 6)
 		STAT_INC(tx->stats->tx_icmp_ptb);
 	else
@@ -203,17 +207,8 @@ static void tx_link_failure(struct sitd_tx *tx, const uint8_t *pkt, uint32_t len
 				     sitd_icmp6_pick_src(tx->addrs6, tx->host6, pkt + IP6_SRC), pkt, len);
 	else
 		n = sitd_icmp4_error(ip, cap, ICMP4_DEST_UNREACH, 1, 0, 0, pkt, len);
-	if (!n) {
-		STAT_INC(tx->stats->tx_icmp_declined);
-		return;
-	}
-	if (!rl_allow(&tx->icmp_rl, now_ns)) {
-		STAT_INC(tx->stats->tx_icmp_ratelimited);
-		return;
-	}
-	memset(tx->icmp, 0, VNET_HDR_LEN);
-	tx->icmp_len = (uint32_t)(VNET_HDR_LEN + n);
-	STAT_INC(tx->stats->tx_icmp_link_failure);
+	if (icmp_queue(tx, n, now_ns))
+		STAT_INC(tx->stats->tx_icmp_link_failure);
 }
 
 static uint32_t frag_size(uint32_t path_mtu)
