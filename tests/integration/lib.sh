@@ -354,20 +354,21 @@ make_data() {
 	DATA_SUM=$(sha256sum "$DATA" | cut -d' ' -f1)
 }
 
-# transfer ADDR PORT: send $DATA from A to B over TCP through the tunnel, compare digests.
-# Fails on a digest mismatch or when 120 s pass.
+# transfer ADDR [PORT [ba]]: send $DATA from A to B (ba: from B to A) over TCP through
+# the tunnel, compare digests.  Fails on a digest mismatch or when 120 s pass.
 transfer() {
-	local addr=$1 port=${2:-5001} sum
+	local addr=$1 port=${2:-5001} sum rx=nb tx=$NS_A
 	local target=$addr
+	[ "${3:-}" = ba ] && rx=na tx=$NS_B
 	[[ $addr == *:* ]] && target="[$addr]"
 	rm -f "$LOGDIR/recv.sum"
-	nb sh -c "timeout 120 socat -u TCP-LISTEN:$port,reuseaddr,pf=$([[ $addr == *:* ]] && echo ip6 || echo ip4) STDOUT | sha256sum >'$LOGDIR/recv.sum'" &
+	$rx sh -c "timeout 120 socat -u TCP-LISTEN:$port,reuseaddr,pf=$([[ $addr == *:* ]] && echo ip6 || echo ip4) STDOUT | sha256sum >'$LOGDIR/recv.sum'" &
 	local rpid=$!
 	for _ in $(seq 50); do
-		nb ss -ltn | grep -q ":$port " && break
+		$rx ss -ltn | grep -q ":$port " && break
 		sleep 0.1
 	done
-	timeout 120 ip netns exec "$NS_A" socat -u "FILE:$DATA" "TCP:$target:$port" || {
+	timeout 120 ip netns exec "$tx" socat -u "FILE:$DATA" "TCP:$target:$port" || {
 		kill "$rpid" 2>/dev/null
 		return 1
 	}

@@ -9,60 +9,24 @@
 #
 #   netns A                                            netns B
 #   t6 2001:db8:1::1/64 198.51.100.1/24                t6 2001:db8:1::2/64 198.51.100.2/24
-#   va 2001:db8:f::1/64  ============================  vb 2001:db8:f::2/64
+#   va 2001:db8:ff::1/64  ===========================  vb 2001:db8:ff::2/64
 . "$(dirname "$0")/lib.sh"
 require_root ping socat ethtool sha256sum jq
 
 TUN=t6
-U6A=2001:db8:f::1
-U6B=2001:db8:f::2
 make_data 200
-
-# An IPv6-only underlay: documentation addresses without DAD, no IPv4 at all.
-setup_pair6() {
-	ip netns add "$NS_A" && ip netns add "$NS_B" || die "cannot create network namespaces"
-	ip -n "$NS_A" link add va type veth peer name vb netns "$NS_B" || die "cannot create the veth pair"
-	ip -n "$NS_A" addr add $U6A/64 dev va nodad
-	ip -n "$NS_B" addr add $U6B/64 dev vb nodad
-	for ns in "$NS_A" "$NS_B"; do ip -n "$ns" link set lo up; done
-	ip -n "$NS_A" link set va up
-	ip -n "$NS_B" link set vb up
-}
 
 # tunnel6 MODE [sitd args...]: both ends at once; A with local, B with local any.
 tunnel6() {
 	local mode=$1
 	shift
-	start_sitd "$NS_A" sitd-a "$TUN" mode "$mode" remote $U6B local $U6A "$@"
+	start_sitd "$NS_A" sitd-a "$TUN" mode "$mode" remote $B6U local $A6U "$@"
 	PID_A=$LAST_PID
-	start_sitd "$NS_B" sitd-b "$TUN" mode "$mode" remote $U6A "$@"
+	start_sitd "$NS_B" sitd-b "$TUN" mode "$mode" remote $A6U "$@"
 	PID_B=$LAST_PID
 	tun_up "$NS_A" "$TUN" $A6 $A4IN
 	tun_up "$NS_B" "$TUN" $B6 $B4IN
 	drops_base
-}
-
-# transfer_ba ADDR: as lib.sh's transfer, from B to A.
-transfer_ba() {
-	local addr=$1 port=5002 sum target=$1
-	[[ $addr == *:* ]] && target="[$addr]"
-	rm -f "$LOGDIR/recv.sum"
-	na sh -c "timeout 120 socat -u TCP-LISTEN:$port,reuseaddr,pf=$([[ $addr == *:* ]] && echo ip6 || echo ip4) STDOUT | sha256sum >'$LOGDIR/recv.sum'" &
-	local rpid=$!
-	for _ in $(seq 50); do
-		na ss -ltn | grep -q ":$port " && break
-		sleep 0.1
-	done
-	timeout 120 ip netns exec "$NS_B" socat -u "FILE:$DATA" "TCP:$target:$port" || {
-		kill "$rpid" 2>/dev/null
-		return 1
-	}
-	wait "$rpid"
-	sum=$(cut -d' ' -f1 "$LOGDIR/recv.sum")
-	[ "$sum" = "$DATA_SUM" ] || {
-		echo "digest mismatch: sent $DATA_SUM, received $sum" >&2
-		return 1
-	}
 }
 
 # drops_named PID: the drop counters of sitd PID that are not 0, by name.
@@ -100,7 +64,7 @@ for tso in on off; do
 	check "$name: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
 	check "$name: ping6 B -> A" nb ping -6 -c 3 -i 0.2 -W 2 -q $A6
 	check "$name: 200 MB A -> B, sha256 equal" transfer $B6
-	check "$name: 200 MB B -> A, sha256 equal" transfer_ba $A6
+	check "$name: 200 MB B -> A, sha256 equal" transfer $A6 5002 ba
 	if [ "$tso" = on ]; then
 		expect_ge "$name: super-packets were split by sitd" "$(ctr "$PID_A" tx_gso_packets)" 100
 	else
@@ -144,7 +108,7 @@ setup_pair6
 ip -n "$NS_A" addr add $A4/24 dev va
 ip -n "$NS_B" addr add $B4/24 dev vb
 for side in a b; do
-	if [ $side = a ]; then r6=$U6B l6=$U6A r4=$B4 l4=$A4; else r6=$U6A l6=$U6B r4=$A4 l4=$B4; fi
+	if [ $side = a ]; then r6=$B6U l6=$A6U r4=$B4 l4=$A4; else r6=$A6U l6=$B6U r4=$A4 l4=$B4; fi
 	{
 		echo "tunnel t6 mode ip6ip6 remote $r6 local $l6"
 		echo "tunnel s4 mode sit remote $r4 local $l4"
