@@ -175,25 +175,45 @@ static bool uses(const struct tunnel *t, const struct outer *o)
 	return t->path[0] == o || t->path[1] == o;
 }
 
+/*
+ * Room for o's next table, IPv4 or IPv6 alike: the tunnels that use o counted (*n), an
+ * entry array for them (*in, esize bytes each) and the table itself, tsize bytes and
+ * then *mem = memfn(*n) for its buckets.  NULL (nothing kept) without memory.
+ */
+static void *table_alloc(const struct sitd_daemon *d, const struct outer *o, size_t tsize,
+			 size_t (*memfn)(uint32_t), void **in, size_t esize, uint32_t *n,
+			 size_t *mem)
+{
+	void *t;
+
+	*n = 0;
+	for (unsigned i = 0; i < d->n; i++)
+		*n += uses(d->t[i], o);
+	*mem = memfn(*n);
+	*in = calloc(*n ? *n : 1, esize);
+	t = malloc(tsize + *mem);
+	if (!*in || !t) {
+		free(*in);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
 /* A table for o, from the running tunnels that use it: [struct sitd_table][entries]. */
 static struct sitd_table *build(struct sitd_daemon *d, struct outer *o, struct tunnel **later,
 				struct tunnel **earlier)
 {
 	struct sitd_tent *in;
 	struct sitd_table *t;
-	uint32_t n = 0, a, b;
+	void *ein;
+	uint32_t n, a, b;
 	size_t mem;
 
-	for (unsigned i = 0; i < d->n; i++)
-		n += uses(d->t[i], o);
-	mem = sitd_table_mem(n);
-	in = calloc(n ? n : 1, sizeof(*in));
-	t = malloc(sizeof(*t) + mem);
-	if (!in || !t) {
-		free(in);
-		free(t);
+	t = table_alloc(d, o, sizeof(*t), sitd_table_mem, &ein, sizeof(*in), &n, &mem);
+	if (!t)
 		return NULL;
-	}
+	in = ein;
 	n = 0;
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *x = d->t[i];
@@ -223,19 +243,14 @@ static struct sitd_table6 *build6(struct sitd_daemon *d, struct outer *o, struct
 {
 	struct sitd_tent6 *in;
 	struct sitd_table6 *t;
-	uint32_t n = 0, a, b;
+	void *ein;
+	uint32_t n, a, b;
 	size_t mem;
 
-	for (unsigned i = 0; i < d->n; i++)
-		n += uses(d->t[i], o);
-	mem = sitd_table6_mem(n);
-	in = calloc(n ? n : 1, sizeof(*in));
-	t = malloc(sizeof(*t) + mem);
-	if (!in || !t) {
-		free(in);
-		free(t);
+	t = table_alloc(d, o, sizeof(*t), sitd_table6_mem, &ein, sizeof(*in), &n, &mem);
+	if (!t)
 		return NULL;
-	}
+	in = ein;
 	n = 0;
 	for (unsigned i = d->n; i-- > 0;) {
 		struct tunnel *x = d->t[i];
