@@ -24,6 +24,8 @@ const struct sitd_request_cmd sitd_request_cmds[SITD_REQ_COUNT] = {
 	[SITD_REQ_PRL] = { .kind = SITD_REQ_PRL, .name = "prl",
 			   .usage = "dev NAME {prl-default|prl-nodefault|prl-delete} A",
 			   .root_only = true, .flags = "" },
+	[SITD_REQ_MONITOR] = { .kind = SITD_REQ_MONITOR, .name = "monitor", .usage = "[-j]",
+			       .flags = "j" },
 };
 
 const struct sitd_request_cmd *sitd_request_cmd_find(const char *word, size_t len)

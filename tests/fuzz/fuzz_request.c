@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(memchr(r.name, '\0', sizeof(r.name)) != NULL);
 	CHECK(!r.name[0] || r.kind == SITD_REQ_SHOW);
 	CHECK(!r.stats || r.kind == SITD_REQ_SHOW);
-	CHECK(!r.json || r.kind == SITD_REQ_SHOW || r.kind == SITD_REQ_STATUS);
+	CHECK(!r.json || r.kind == SITD_REQ_SHOW || r.kind == SITD_REQ_STATUS ||
+	      r.kind == SITD_REQ_MONITOR);
 	for (const char *p = r.name; *p; p++)
 		CHECK(*p != '/' && *p != ':' && (unsigned char)*p > ' ');
 	n = sitd_request_format(&r, line, sizeof(line));
