@@ -9,14 +9,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "os/ctl.h"
 #include "proto/request.h"
 
-enum { REQUEST_MAX = 256, ANSWER_MS = 10000 };
+enum { REQUEST_MAX = 256, ANSWER_MS = 10000, FOLLOW_MAX = 64 };
 
 bool client_is_command(const char *word)
 {
@@ -34,6 +36,67 @@ static int ask(const char *path, const char *request)
 	return r;
 }
 
+/* `monitor`: follow every daemon asked (fds[0 .. n)) until each has closed; its lines to
+ * stdout as they come.  Returns 1: a monitor ends only when a daemon ends it. */
+static int follow(int *fds, const char (*paths)[108], unsigned n)
+{
+	struct pollfd p[FOLLOW_MAX];
+	unsigned open = n;
+	char buf[8192];
+
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	while (open) {
+		if (poll(p, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("sitd: poll");
+			return 1;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			ssize_t r;
+
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = read(p[i].fd, buf, sizeof(buf));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r > 0) {
+				fwrite(buf, 1, (size_t)r, stdout);
+				fflush(stdout);
+				continue;
+			}
+			fprintf(stderr, "sitd: %s: the daemon closed the connection (it stopped, or "
+				"dropped this client for not reading in time)\n", paths[i]);
+			close(p[i].fd);
+			p[i].fd = -1;
+			open--;
+		}
+	}
+	return 1;
+}
+
+/* One daemon asked, or for `monitor` followed (into fds, paths): 0, or -errno. */
+static int ask_or_open(const struct sitd_request *r, const char *path, const char *req, int *fds,
+		       char (*paths)[108], unsigned *nf)
+{
+	int fd;
+
+	if (r->kind != SITD_REQ_MONITOR)
+		return ask(path, req);
+	if (*nf == FOLLOW_MAX)
+		return 0;
+	fd = ctl_open(path, req);
+	if (fd < 0) {
+		fprintf(stderr, "sitd: %s: %s\n", path, strerror(-fd));
+		return fd;
+	}
+	fds[*nf] = fd;
+	snprintf(paths[*nf], sizeof(paths[0]), "%s", path);
+	(*nf)++;
+	return 0;
+}
+
 int client_main(const char *ctl_path, int argc, const char *const *argv)
 {
 	char line[REQUEST_MAX], req[REQUEST_MAX], err[128], dir[108];
@@ -42,6 +105,9 @@ int client_main(const char *ctl_path, int argc, const char *const *argv)
 	int asked = 0, failed = 0, rc;
 	DIR *d;
 	struct dirent *e;
+	int fds[FOLLOW_MAX];
+	char paths[FOLLOW_MAX][108];
+	unsigned nf = 0;
 
 	for (int i = 0; i < argc; i++) {
 		int n = snprintf(line + len, sizeof(line) - len, "%s%s", i ? " " : "", argv[i]);
@@ -57,8 +123,11 @@ int client_main(const char *ctl_path, int argc, const char *const *argv)
 		return 2;
 	}
 	sitd_request_format(&r, req, sizeof(req));
-	if (ctl_path)
-		return ask(ctl_path, req) < 0;
+	if (ctl_path) {
+		if (ask_or_open(&r, ctl_path, req, fds, paths, &nf) < 0)
+			return 1;
+		return nf ? follow(fds, (const char (*)[108])paths, nf) : 0;
+	}
 	if ((rc = ctl_dir(dir, sizeof(dir))) < 0) {
 		fprintf(stderr, "sitd: cannot name this namespace's control directory: %s\n",
 			strerror(-rc));
@@ -77,7 +146,7 @@ int client_main(const char *ctl_path, int argc, const char *const *argv)
 		if (l < 6 || strcmp(e->d_name + l - 5, ".sock") ||
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
 			continue;
-		if (ask(path, req) < 0)
+		if (ask_or_open(&r, path, req, fds, paths, &nf) < 0)
 			failed++;
 		else
 			asked++;
@@ -88,5 +157,7 @@ int client_main(const char *ctl_path, int argc, const char *const *argv)
 			dir);
 		return 1;
 	}
+	if (nf)
+		return follow(fds, (const char (*)[108])paths, nf);
 	return failed ? 1 : 0;
 }

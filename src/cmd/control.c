@@ -26,7 +26,8 @@ static int64_t now_ms(void)
 
 static void client_close(struct server *s, unsigned i)
 {
-	close(s->c[i].fd);
+	if (s->c[i].fd >= 0)
+		close(s->c[i].fd);
 	free(s->c[i].out);
 	s->c[i] = s->c[--s->nc];
 }
@@ -116,6 +117,11 @@ void control_poll(struct server *s, struct pollfd *p)
 			keep = false;
 		} else if (!c->out && (p[i].revents & (POLLIN | POLLHUP))) {
 			keep = client_read(s, c);
+			if (keep && c->watch) {	/* `monitor`: no answer, the events follow */
+				watch_add(s, c->fd, c->watch_json);
+				c->fd = -1;
+				keep = false;
+			}
 		} else if (c->out && (p[i].revents & POLLOUT)) {
 			keep = client_write(c);
 		}

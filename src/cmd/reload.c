@@ -156,6 +156,8 @@ int reload_run(struct server *s, char *err, size_t errlen)
 				continue;
 			rem[k++] = old[i].name;
 			log_info("%s: %s", old[i].name, changed ? "changed, restarting" : "removed");
+			if (!changed)
+				daemon_event_tunnel(old[i].name, SITD_EVENT_REMOVED);
 		}
 		daemon_remove(s->d, rem, k, pass == 1);
 		nrem += k;
@@ -164,9 +166,18 @@ int reload_run(struct server *s, char *err, size_t errlen)
 		if (addf[j])
 			add[nadd++] = next[j];
 	failed = daemon_add(s->d, add, nadd, ok);
-	for (unsigned j = 0; j < nadd; j++)
+	for (unsigned j = 0; j < nadd; j++) {
+		bool changed = false;
+
+		for (unsigned i = 0; i < nold && !changed; i++)
+			changed = !keep[i] && !strcmp(old[i].name, add[j].name);
 		if (ok[j])
 			log_info("%s: running", add[j].name);
+		/* A changed one that did not start again is gone. */
+		if (ok[j] || changed)
+			daemon_event_tunnel(add[j].name, !ok[j] ? SITD_EVENT_REMOVED :
+					    changed ? SITD_EVENT_CHANGED : SITD_EVENT_ADDED);
+	}
 	log_info("reloaded %s: %u kept, %u started, %u stopped, %u failed", s->o->config,
 		 nold - nrem, nadd - failed, nrem, failed);
 	if (failed) {

@@ -100,7 +100,10 @@ static int req_status(struct server *s, struct control_client *c, const struct s
 								  .refused_counts = rcount,
 								  .nrefused = (unsigned)nref,
 								  .netlink_overruns = overruns,
-								  .netlink_resyncs = resyncs },
+								  .netlink_resyncs = resyncs,
+								  .monitor_clients = s->nw,
+								  .monitor_dropped = s->watch_dropped,
+								  .events_lost = daemon_events_lost() },
 				     json);
 	return 0;
 }
@@ -149,6 +152,7 @@ static int req_6rd(struct server *s, struct control_client *c, const struct sitd
 	if (daemon_set_6rd(s->d, r->rd.dev, &rd) < 0)
 		return requests_reply(c, "error: out of memory\n");
 	log_info("%s: 6rd settings changed", r->rd.dev);
+	daemon_event_tunnel(r->rd.dev, SITD_EVENT_CHANGED);
 	return requests_reply(c, "ok\n");
 }
 
@@ -168,6 +172,15 @@ static int req_prl(struct server *s, struct control_client *c, const struct sitd
 	if (e == 0)
 		log_info("%s: PRL changed", r->prl.dev);
 	return requests_reply(c, msg);
+}
+
+/* `sitd monitor [-j]`: the client follows the events (watch.c) once this returns. */
+static int req_monitor(struct server *s, struct control_client *c, const struct sitd_request *r)
+{
+	(void)s;
+	c->watch = true;
+	c->watch_json = r->json;
+	return 0;
 }
 
 typedef int requests_fn(struct server *s, struct control_client *c, const struct sitd_request *r);
@@ -192,6 +205,8 @@ static requests_fn *handler(enum sitd_req kind)
 		return req_6rd;
 	case SITD_REQ_PRL:
 		return req_prl;
+	case SITD_REQ_MONITOR:
+		return req_monitor;
 	case SITD_REQ_COUNT:
 		break;
 	}

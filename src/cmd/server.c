@@ -288,8 +288,8 @@ int server_main(const struct server_opts *o)
 	ps_ready();
 
 	for (;;) {
-		struct pollfd p[CONTROL_CLIENTS_MAX + 4];
-		unsigned np = s.nc, base = s.nc;
+		struct pollfd p[CONTROL_CLIENTS_MAX + 5 + WATCH_CLIENTS_MAX];
+		unsigned np = s.nc, base = s.nc, nw;
 		struct signalfd_siginfo si;
 		/* Clients first (control_poll walks p[0 .. nc)), then the fixed ones. */
 		int timeout = control_pollfds(&s, p);
@@ -299,9 +299,16 @@ int server_main(const struct server_opts *o)
 		p[np++] = (struct pollfd){ .fd = daemon_netlink_fd(s.d), .events = POLLIN };
 		/* At the cap, new clients wait in the backlog. */
 		p[np++] = (struct pollfd){ .fd = s.nc < CONTROL_CLIENTS_MAX ? s.ctl.fd : -1, .events = POLLIN };
+		/* `sitd monitor`: the daemon's events, then their clients. */
+		p[np++] = (struct pollfd){ .fd = daemon_events_fd(), .events = POLLIN };
+		nw = watch_pollfds(&s, p + np);
+		np += nw;
 		if (poll(p, np, timeout) < 0 && errno != EINTR)
 			log_warn("poll");
+		watch_poll(&s, p + base + 5, nw);
 		control_poll(&s, p);
+		if (p[base + 4].revents & POLLIN)
+			watch_events(&s);
 		if (p[base + 3].revents & POLLIN)
 			control_accept(&s);
 		if (p[base + 2].revents & POLLIN)
@@ -332,6 +339,7 @@ int server_main(const struct server_opts *o)
 				 term ? "stay" : "are removed");
 			print_stats(&s);
 			control_close_all(&s);
+			watch_close_all(&s);
 			/* The monitor removes the control socket once this process is gone. */
 			daemon_free(s.d, term ? DAEMON_KEEP : DAEMON_DELETE);
 			return 0;

@@ -21,6 +21,8 @@ struct sitd_daemon;
 enum {
 	CONTROL_CLIENTS_MAX = 16,
 	CONTROL_REQUEST_MAX = 256,
+	WATCH_CLIENTS_MAX = 64,		/* `sitd monitor` clients at once (watch.c) */
+	WATCH_QUEUE = 65536,		/* bytes of events one may have unread, then it is dropped */
 	REQUESTS_SHOW_PER_TUNNEL = 12288,	/* bytes of show -s -j for one tunnel at its
 						 * most, with room: counters, 8 addresses,
 						 * 16 routes, 16 PRL routers */
@@ -35,6 +37,15 @@ struct control_client {
 	char in[CONTROL_REQUEST_MAX];
 	char *out;			/* the answer, once the request is in */
 	size_t outlen, outoff;
+	bool watch, watch_json;		/* `monitor [-j]`: handed to watch.c once read */
+};
+
+/* A client of `sitd monitor`: the events it has not taken yet. */
+struct watch_client {
+	int fd;
+	bool json;
+	char *q;
+	size_t len;
 };
 
 struct server {
@@ -45,6 +56,10 @@ struct server {
 	int sig_fd, tick_fd;
 	struct control_client c[CONTROL_CLIENTS_MAX];
 	unsigned nc;
+	struct watch_client w[WATCH_CLIENTS_MAX];	/* watch.c */
+	unsigned nw;
+	size_t watch_queue;		/* WATCH_QUEUE, or the test knob's */
+	uint64_t watch_dropped;		/* clients dropped for not reading */
 };
 
 /* ---- control.c ---- */
@@ -59,6 +74,22 @@ void control_poll(struct server *s, struct pollfd *p);
 void control_accept(struct server *s);
 
 void control_close_all(struct server *s);
+
+/* ---- watch.c ---- */
+
+/* A client that asked for `monitor [-j]`: fd is watch.c's from now on. */
+void watch_add(struct server *s, int fd, bool json);
+
+/* The clients' pollfds into p; how many. */
+unsigned watch_pollfds(const struct server *s, struct pollfd *p);
+
+/* After poll(): the first n clients, as watch_pollfds gave them. */
+void watch_poll(struct server *s, const struct pollfd *p, unsigned n);
+
+/* The daemon's events (daemon_events_fd readable): to every client, or it is dropped. */
+void watch_events(struct server *s);
+
+void watch_close_all(struct server *s);
 
 /* ---- requests.c ---- */
 

@@ -22,6 +22,7 @@
 
 #include "core/conf.h"
 #include "core/stats.h"
+#include "proto/event.h"
 
 struct sitd_daemon;
 struct tunnel;
@@ -88,6 +89,16 @@ int daemon_netlink_fd(const struct sitd_daemon *d);
 void daemon_netlink_read(struct sitd_daemon *d);
 /* How often notifications were lost (the socket overflowed) and the state dumped again. */
 void daemon_netlink_stats(const struct sitd_daemon *d, uint64_t *overruns, uint64_t *resyncs);
+
+/*
+ * `sitd monitor`'s events (daemon/events.c): an eventfd readable while events wait, and
+ * up to max of them read, oldest first; how many were lost to a full queue.  A reload's
+ * tunnels added, removed and changed are posted by the caller.  The queue is the process's.
+ */
+int daemon_events_fd(void);
+unsigned daemon_events_read(struct sitd_event *out, unsigned max);
+uint64_t daemon_events_lost(void);
+void daemon_event_tunnel(const char *name, enum sitd_event_kind kind);
 
 /*
  * Stop the workers and close everything.  The devices stay (DAEMON_KEEP: a restart or

@@ -28,6 +28,7 @@
 #include "core/table.h"
 #include "core/tx.h"
 #include "core/wire.h"
+#include "proto/event.h"
 
 enum {
 	/* The largest IPv6 packet (40 + 65535) with its virtio_net_hdr, and a byte more: a
@@ -149,6 +150,11 @@ struct tunnel {
 	/* One writer each: the TUN owner writes tx_stats, the outer owner rx_stats. */
 	struct sitd_stats tx_stats, rx_stats;
 	uint64_t pmtu_seen_tx;		/* control thread: tx_packets at the last refresh */
+	/* events.c: the outer source last reported (control thread), the carrier (atomic:
+	 * 0 not known yet, 1 down, 2 up). */
+	struct sitd_event_addr ev_src;
+	bool ev_src_known;
+	int ev_carrier;
 };
 
 /* A PRL with its own storage, published whole (copy on change). */
@@ -248,6 +254,7 @@ struct sitd_daemon {
 	 * take off what the new settings no longer have. */
 	struct sitd_conf *prev;
 	unsigned nprev;
+	bool ev_src_dirty;		/* events.c: an address, route or link changed */
 };
 
 /* tunnel.c */
@@ -337,6 +344,19 @@ struct sock_extended_err;
 const struct sock_extended_err *errqueue_read(struct worker *w, int fd, size_t *len,
 					      struct sockaddr_in *to);
 bool errqueue_frag_needed(const struct sock_extended_err *ee);
+
+/* events.c */
+/* The path MTU toward t's remote changed (path.c). */
+void events_mtu(const struct tunnel *t, uint32_t old, uint32_t mtu);
+/*
+ * t's carrier is up or down now: an event when it differs from the last one given (the
+ * first is the start, not a change).  Any thread; linkwatch.c gives the device's
+ * IFF_LOWER_UP, keepalive its verdict.
+ */
+void events_carrier(struct tunnel *t, bool up);
+/* Every tunnel's outer source read again; an event for each that changed (control thread;
+ * the first reading of a tunnel is its start). */
+void events_sources(struct sitd_daemon *d);
 
 /* rxloop.c */
 void rx_outer(struct worker *w, struct outer *o);

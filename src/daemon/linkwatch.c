@@ -16,6 +16,10 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000	/* linux/if.h, which net/if.h may not be mixed with */
+#endif
+
 #include "daemon/internal.h"
 #include "os/log.h"
 #include "os/nl.h"
@@ -42,11 +46,21 @@ static void link_flags(void *arg, unsigned ifindex, unsigned flags)
 {
 	struct tunnel *t = by_ifindex(arg, ifindex);
 
-	(void)flags;
 	if (!t)
 		return;
 	t->resync_seen = true;
 	WRITE_ONCE(t->up, link_is_up(t->conf.name) != 0);
+	/* The carrier as `ip link` shows it (dev_get_flags: IFF_LOWER_UP only while up), in
+	 * the notifications' order: a TUNSETCARRIER, or the device set down or up. */
+	events_carrier(t, (flags & IFF_UP) && (flags & IFF_LOWER_UP));
+}
+
+/* Something changed: the outer sources are read again once this batch is read. */
+static void link_changed(void *arg)
+{
+	struct sitd_daemon *d = arg;
+
+	d->ev_src_dirty = true;
 }
 
 /*
@@ -276,7 +290,8 @@ static void link_route6(void *arg, unsigned ifindex, bool add, const uint8_t *ds
 
 static const struct nl_handlers nl_handlers = { .mtu = link_mtu, .flags = link_flags,
 					       .addr6 = link_addr6,
-						.route6 = link_route6 };
+						.route6 = link_route6,
+						.changed = link_changed };
 
 void linkwatch_dump(struct sitd_daemon *d, bool routes)
 {
@@ -430,6 +445,8 @@ void daemon_netlink_read(struct sitd_daemon *d)
 	}
 	if (d->resync_pending)
 		(void)linkwatch_resync(d);
+	if (d->ev_src_dirty)
+		events_sources(d);
 	if (d->wake_fd >= 0 && read(d->wake_fd, &n, sizeof(n)) == sizeof(n))
 		path_drain(d);
 }

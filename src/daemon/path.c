@@ -127,9 +127,13 @@ void path_mtu_refresh(struct sitd_daemon *d, struct tunnel *t)
 	}
 
 	if (mtu && mtu != path_mtu_get(t)) {
+		uint32_t old = path_mtu_get(t);
+
 		WRITE_ONCE(t->path_mtu, mtu);
 		if (path_log_allow())
 			log_info("%s: path MTU to remote is %u", t->conf.name, mtu);
+		if (old)	/* 0: the first reading, the start */
+			events_mtu(t, old, mtu);
 	}
 }
 

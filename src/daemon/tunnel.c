@@ -436,6 +436,7 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 	for (unsigned i = 0; i < n; i++)
 		any_routes |= added[i] && !sitd_conf_has_remote(&added[i]->conf);
 	linkwatch_dump(d, any_routes);
+	events_sources(d);	/* the new tunnels' outer source: their start */
 	qsbr_synchronize(&d->qsbr);
 	path_drain(d);	/* and the rings hold no tunnel freed below */
 	for (unsigned i = 0; i < nold; i++)
@@ -612,6 +613,8 @@ void daemon_tick(struct sitd_daemon *d)
 		isatap_solicit(t, now);
 		path_tick(d, t);
 	}
+	if (d->ev_src_dirty)
+		events_sources(d);
 }
 
 /* ---- the daemon ------------------------------------------------------------------ */

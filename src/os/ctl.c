@@ -205,3 +205,22 @@ fail:
 	close(fd);
 	return -err;
 }
+
+int ctl_open(const char *path, const char *request)
+{
+	struct sockaddr_un sa;
+	int fd, err;
+
+	if ((err = addr_of(path, &sa)) < 0)
+		return err;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    write(fd, request, strlen(request)) < 0 || write(fd, "\n", 1) < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	return fd;
+}

@@ -45,4 +45,10 @@ void ctl_unlink(const struct ctl_listener *l);
  */
 int ctl_request(const char *path, const char *request, int timeout_ms);
 
+/*
+ * Client: connect to path and send one request; the socket (blocking), for the caller to
+ * read the answer from as long as it lasts (`sitd monitor`), or -errno.
+ */
+int ctl_open(const char *path, const char *request);
+
 #endif

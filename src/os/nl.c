@@ -31,7 +31,8 @@ struct mnl_socket *nl_link_open(int rcvbuf)
 	 * default, and a lost notification costs a dump, not the state (linkwatch.c). */
 	if (rcvbuf > 0)
 		(void)setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (mnl_socket_bind(nl, RTMGRP_LINK | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE, MNL_SOCKET_AUTOPID) < 0) {
+	if (mnl_socket_bind(nl, RTMGRP_LINK | RTMGRP_IPV6_IFADDR | RTMGRP_IPV6_ROUTE |
+			    RTMGRP_IPV4_IFADDR | RTMGRP_IPV4_ROUTE, MNL_SOCKET_AUTOPID) < 0) {
 		int err = errno;
 
 		mnl_socket_close(nl);
@@ -105,6 +106,8 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 	struct nlattr *attr;	/* not const: mnl_attr_for_each casts it */
 
+	if (a->h->changed && nlh->nlmsg_type >= RTM_NEWLINK && nlh->nlmsg_type <= RTM_DELROUTE)
+		a->h->changed(a->arg);
 	if (nlh->nlmsg_type == RTM_NEWADDR || nlh->nlmsg_type == RTM_DELADDR) {
 		addr_msg(nlh, a);
 		return MNL_CB_OK;

@@ -13,7 +13,8 @@ struct mnl_socket;
 
 #include "core/conf.h"
 
-/* A socket subscribed to RTMGRP_LINK, RTMGRP_IPV6_IFADDR and RTMGRP_IPV6_ROUTE,
+/* A socket subscribed to RTMGRP_LINK, RTMGRP_IPV6_IFADDR and RTMGRP_IPV6_ROUTE (and the
+ * IPv4 ones, for the outer source address: nl_handlers.changed),
  * non-blocking, with a receive buffer of rcvbuf bytes (0: the default; the kernel caps it
  * at net.core.rmem_max); NULL with errno set on failure. */
 struct mnl_socket *nl_link_open(int rcvbuf);
@@ -28,6 +29,8 @@ struct nl_handlers {
 	/* an IPv6 unicast route out of ifindex; gw all zero: on the link */
 	void (*route6)(void *arg, unsigned ifindex, bool add, const uint8_t *dst, unsigned len,
 		       const uint8_t *gw);
+	/* any link, address or route message, either family, before the calls above */
+	void (*changed)(void *arg);
 };
 
 /* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers: 0, or

@@ -261,6 +261,24 @@ out:
 	return (uint32_t)mtu;
 }
 
+int route_src4(uint32_t remote, const char *dev, uint32_t *src)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	wr32((uint8_t *)&sa.sin_addr, remote);
+	if (bind_dev(fd, dev) < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+		r = -errno;
+	else
+		*src = rd32((const uint8_t *)&sa.sin_addr);
+	close(fd);
+	return r;
+}
+
 #ifndef UDP_GRO
 #define UDP_GRO 104
 #endif

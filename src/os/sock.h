@@ -72,6 +72,13 @@ uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev);
 uint32_t pmtu6_query(const uint8_t remote6[16], const char *dev, uint8_t src[16]);
 
 /*
+ * The source address the kernel's route toward remote (through dev, "" any) gives a
+ * packet sent with none, as a raw socket's with local any gets it (raw_send_hdrinc): a
+ * UDP socket connected, never sending.  0 with *src (host order), or -errno (no route).
+ */
+int route_src4(uint32_t remote, const char *dev, uint32_t *src);
+
+/*
  * FOU/GUE.  The receive socket of a port, shared by its tunnels, is bound to (any, port),
  * non-blocking, with UDP_GRO, IP_RECVTOS and IP_PKTINFO;
  * a send socket to (local, port or 0), with DF as pmtudisc says (IP_PMTUDISC_PROBE: DF

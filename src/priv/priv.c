@@ -328,14 +328,15 @@ static void child_filter(void)
 	 * The options it sets itself: the raw socket's filter (its split with the ring,
 	 * bpf.h), the path MTU probe's device (sock.c pmtu_query), FOU's send options
 	 * (udp_tx_setup, and DF per packet in txloop.c), the netlink notification socket's
-	 * receive buffer (SO_RCVBUF, capped by rmem_max: nl_link_open).  Not IP_HDRINCL (raw sockets come
+	 * receive buffer (SO_RCVBUF, capped by rmem_max: nl_link_open), a `sitd monitor` client's
+	 * send buffer (SO_SNDBUF, cmd/watch.c).  Not IP_HDRINCL (raw sockets come
 	 * with it set), IPV6_HDRINCL, PACKET_ADD_MEMBERSHIP, SO_DETACH_FILTER, and nothing of
 	 * SOL_PACKET: its AF_PACKET sockets come from the monitor made and locked.
 	 */
 	static const struct sockopt opts[] = {
 		{ SOL_SOCKET, SO_ATTACH_FILTER }, { SOL_SOCKET, SO_BINDTODEVICE },
 		{ SOL_SOCKET, SO_NO_CHECK }, { SOL_IP, IP_MTU_DISCOVER },
-		{ SOL_SOCKET, SO_RCVBUF },
+		{ SOL_SOCKET, SO_RCVBUF }, { SOL_SOCKET, SO_SNDBUF },
 	};
 	/* Datagram sockets (ioctls, the path MTU probe, glibc's if_nametoindex) and
 	 * NETLINK_ROUTE; AF_PACKET and raw ones come from the monitor. */

@@ -460,6 +460,9 @@ size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *s
 	pr_close(&p);
 	pr_u64(&p, "netlink_overruns", "  netlink overruns %" PRIu64, sp->netlink_overruns);
 	pr_u64(&p, "netlink_resyncs", ", resyncs %" PRIu64 "\n", sp->netlink_resyncs);
+	pr_u64(&p, "monitor_clients", "  monitor clients %" PRIu64, sp->monitor_clients);
+	pr_u64(&p, "monitor_dropped", ", dropped %" PRIu64, sp->monitor_dropped);
+	pr_u64(&p, "events_lost", ", events lost %" PRIu64 "\n", sp->events_lost);
 	pr_close(&p);
 	if (json)
 		out(&p, "\n");

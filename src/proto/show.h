@@ -35,6 +35,9 @@ struct sitd_show_process {
 	unsigned nrefused;
 	/* Link notifications lost to a full socket, and the dumps that read it all again. */
 	uint64_t netlink_overruns, netlink_resyncs;
+	/* `sitd monitor`: its clients now, those dropped for not reading, events lost. */
+	unsigned monitor_clients;
+	uint64_t monitor_dropped, events_lost;
 };
 
 size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *p, bool json);

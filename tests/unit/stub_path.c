@@ -12,9 +12,18 @@
 #include "os/nl.h"
 #include "os/sock.h"
 #include "os/tun.h"
+#include "daemon/internal.h"
 #include "stub_path.h"
 
 struct stub_path stub_path;
+
+void events_mtu(const struct tunnel *t, uint32_t old, uint32_t mtu)
+{
+	(void)t;
+	stub_path.events++;
+	stub_path.ev_old = old;
+	stub_path.ev_new = mtu;
+}
 
 uint32_t pmtu_query(uint32_t local, uint32_t remote, const char *dev)
 {

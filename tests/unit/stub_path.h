@@ -13,6 +13,8 @@ struct stub_path {
 	uint8_t last_dst6[16], src6[16];
 	uint64_t now;		/* what now_ns answers */
 	unsigned logs;		/* log_info lines */
+	unsigned events;	/* events_mtu calls, and the last one's values */
+	uint32_t ev_old, ev_new;
 };
 
 extern struct stub_path stub_path;

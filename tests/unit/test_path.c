@@ -95,6 +95,10 @@ static void test_fixed_remote_read_once_on_the_control_thread(void **state)
 	assert_int_equal(stub_path.queries, 1);
 	assert_int_equal(stub_path.last_dst, REMOTE);
 	assert_int_equal(path_mtu_get(&fixed), 1400);
+	/* `sitd monitor` hears of the change, once, with both values. */
+	assert_int_equal(stub_path.events, 1);
+	assert_int_equal(stub_path.ev_old, 1500);
+	assert_int_equal(stub_path.ev_new, 1400);
 	path_drain(&d);
 	assert_int_equal(stub_path.queries, 1);		/* nothing more was asked */
 	/* Asked again after the drain: woken again. */
