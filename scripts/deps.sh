@@ -13,6 +13,7 @@ pkgs=(
 	jq				# the tests read sitd show -j
 	python3				# test_6rd.sh builds one raw packet
 	radvd				# test_isatap.sh: the ISATAP router advertises
+	dnsmasq-base busybox		# test_dhcp_6rd.sh: option 212 served, udhcpc
 )
 missing=()
 for p in "${pkgs[@]}"; do
