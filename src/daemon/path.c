@@ -167,18 +167,42 @@ void path_l2_resolve(struct sitd_daemon *d, struct tunnel *t)
 	int mtu;
 	bool bad = READ_ONCE(t->l2_bad), confirmed = false;
 
-	if (!d->tx_packet || c->outer != SITD_OUTER_IPV4 || c->encap != SITD_ENCAP_NONE ||
-	    !c->remote || !c->local)
+	if (!d->tx_packet || c->encap != SITD_ENCAP_NONE)
 		return;
-	if (nl_route_get4(c->remote, c->local, t->link, &n.ifindex, &nexthop) == 0 &&
-	    if_indextoname(n.ifindex, dev) && link_get_ether(dev, src) == 0 &&
-	    (mtu = link_get_mtu(dev)) > 0 &&
-	    nl_neigh_get4(n.ifindex, nexthop, n.eth, &confirmed) == 0) {
+	if (c->outer == SITD_OUTER_IPV6) {
+		/*
+		 * ip6tnl: the route toward remote6 from the source the packets carry (local6, or
+		 * with local any the route's own, path_src6_set), out of a bound tunnel's device;
+		 * the next hop's entry in the NDP cache.  Without a source yet: the raw way.
+		 */
+		const struct path_src6 *s6 = t->src6;
+		const uint8_t *from = addr6_any(c->local6) ? (s6 ? s6->a : NULL) : c->local6;
+		uint8_t nh6[16];
+
+		if (addr6_any(c->remote6) || !from)
+			return;
+		if (nl_route_get6(c->remote6, from, t->link, &n.ifindex, nh6) == 0 &&
+		    if_indextoname(n.ifindex, dev) && link_get_ether(dev, src) == 0 &&
+		    (mtu = link_get_mtu(dev)) > 0 &&
+		    nl_neigh_get6(n.ifindex, nh6, n.eth, &confirmed) == 0) {
+			n.mtu = (uint32_t)mtu;
+			memcpy(n.eth + 6, src, 6);
+			n.eth[12] = 0x86;	/* ETH_P_IPV6 */
+			n.eth[13] = 0xdd;
+			p = &n;
+		}
+	} else if (c->remote && c->local &&
+		   nl_route_get4(c->remote, c->local, t->link, &n.ifindex, &nexthop) == 0 &&
+		   if_indextoname(n.ifindex, dev) && link_get_ether(dev, src) == 0 &&
+		   (mtu = link_get_mtu(dev)) > 0 &&
+		   nl_neigh_get4(n.ifindex, nexthop, n.eth, &confirmed) == 0) {
 		n.mtu = (uint32_t)mtu;
 		memcpy(n.eth + 6, src, 6);
 		n.eth[12] = 0x08;	/* ETH_P_IP */
 		n.eth[13] = 0x00;
 		p = &n;
+	} else if (c->outer != SITD_OUTER_IPV6 && (!c->remote || !c->local)) {
+		return;
 	}
 	/*
 	 * Frames sent past the neighbour table never confirm its entry: once stale, one packet

@@ -74,7 +74,9 @@ static bool msg_l2(struct worker *w, struct tunnel *t, const struct l2path *l2, 
 	struct iovec *v = &w->piovs[k * 5];
 	struct sitd_vnet_hdr vh = { 0 };
 
-	if (!l2 || x->dst != t->conf.remote || x->len > l2->mtu || x->iovcnt > 3)
+	/* ip6tnl sends to remote6 alone; an IPv4 tunnel with remote any to each its own. */
+	if (!l2 || (t->conf.outer != SITD_OUTER_IPV6 && x->dst != t->conf.remote) ||
+	    x->len > l2->mtu || x->iovcnt > 3)
 		return false;
 	if (x->csum_start) {
 		vh.flags = VNET_F_NEEDS_CSUM;
@@ -99,28 +101,18 @@ static bool msg_l2(struct worker *w, struct tunnel *t, const struct l2path *l2, 
 	return true;
 }
 
-static void tx_flush_raw(struct worker *w, struct tunnel *t)
+/*
+ * Send the messages w->tmsgs[0..nout), built by msg_l2 or `raw`, in runs that go the same
+ * way, in order: the framed ones through pkt_tx, the others through raw_fd.
+ */
+static void tx_send(struct worker *w, struct tunnel *t, int raw_fd,
+		    void (*raw)(struct worker *, struct tunnel *, unsigned))
 {
 	struct sitd_tx *tx = &w->tx;
 	struct sitd_stats *st = &t->tx_stats;
-	const struct l2path *l2 = NULL;
 	unsigned n = tx->nout, i = 0;
 	bool retried = false;
 
-	if (w->pkt_tx >= 0 && !READ_ONCE(t->l2_bad))
-		l2 = qsbr_read(t->l2);
-	if (l2) {
-		w->lldst.sll_family = AF_PACKET;
-		w->lldst.sll_protocol = htons(ETH_P_IP);
-		w->lldst.sll_ifindex = (int)l2->ifindex;
-	}
-	for (unsigned k = 0; k < n; k++)
-		if (!msg_l2(w, t, l2, k))
-			msg_raw(w, t, k);
-	if (l2 && READ_ONCE(t->l2_kick)) {
-		WRITE_ONCE(t->l2_kick, 0);
-		msg_raw(w, t, 0);	/* through the neighbour table: it probes again */
-	}
 	while (i < n) {
 		/* A run of messages that go the same way, in order. */
 		bool framed = w->l2out[i];
@@ -129,19 +121,20 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 
 		while (i + run < n && w->l2out[i + run] == framed)
 			run++;
-		r = sendmmsg(framed ? w->pkt_tx : w->raw_tx, w->tmsgs + i, run, 0);
+		r = sendmmsg(framed ? w->pkt_tx : raw_fd, w->tmsgs + i, run, 0);
 		if (r < 0 && framed) {
 			/* The device went, or its address: these go the kernel's way; the control
 			 * thread looks the next hop up again. */
 			WRITE_ONCE(t->l2_bad, 1);
 			for (unsigned k = i; k < n; k++)
-				msg_raw(w, t, k);
+				raw(w, t, k);
 			continue;
 		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			/* The route's MTU fell below what sitd thought: the control thread reads it. */
+			/* The route's MTU fell below what sitd thought (ip6_fragment refuses over
+			 * IPv6): the control thread reads it. */
 			if (errno == EMSGSIZE)
 				path_mtu_stale(w, t, tx->out[i].dst);
 			/* One retry, then this message is lost; the rest of the batch may still go. */
@@ -168,81 +161,98 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 	sitd_tx_reset(tx);
 }
 
-/*
- * An IPv6 underlay (ip6tnl): each output a whole IPv6 packet the core built, sent through
- * the worker's IPV6_HDRINCL socket to remote6 (the kernel routes it; IPV6_PKTINFO gives
- * the source, and a bound tunnel's device, which is a link-local remote's scope too).  Without a source
- * (local any and no route yet) nothing can go: rawv6_send_hdrinc would send ::.
- */
-static void tx_flush_raw6(struct worker *w, struct tunnel *t)
+/* -T packet: t's resolved next hop, unless a send through it failed; NULL: none. */
+static const struct l2path *tx_l2(struct worker *w, struct tunnel *t, uint16_t ethertype)
 {
-	static const uint8_t zero[16];
-	struct sitd_tx *tx = &w->tx;
-	struct sitd_stats *st = &t->tx_stats;
-	int fd = load_acquire(w->raw6_tx);
-	unsigned n = tx->nout, i = 0;
-	struct in6_pktinfo pi;
-	bool retried = false;
+	const struct l2path *l2 = NULL;
 
-	if (fd < 0 || !memcmp(tx->local6, zero, 16)) {
-		STAT_ADD(st->drop[SITD_DROP_tx_send_error], n);
-		sitd_tx_reset(tx);
-		return;
+	if (w->pkt_tx >= 0 && !READ_ONCE(t->l2_bad))
+		l2 = qsbr_read(t->l2);
+	if (l2) {
+		w->lldst.sll_family = AF_PACKET;
+		w->lldst.sll_protocol = htons(ethertype);
+		w->lldst.sll_ifindex = (int)l2->ifindex;
 	}
-	memcpy(&w->dst6.sin6_addr, t->conf.remote6, 16);
-	w->dst6.sin6_port = 0;	/* rawv6_sendmsg: 0 or the socket's own protocol */
-	w->dst6.sin6_scope_id = IN6_IS_ADDR_LINKLOCAL(&w->dst6.sin6_addr) ? t->link : 0;
+	return l2;
+}
+
+static void tx_flush_raw(struct worker *w, struct tunnel *t)
+{
+	const struct l2path *l2 = tx_l2(w, t, ETH_P_IP);
+
+	for (unsigned k = 0; k < w->tx.nout; k++)
+		if (!msg_l2(w, t, l2, k))
+			msg_raw(w, t, k);
+	if (l2 && READ_ONCE(t->l2_kick)) {
+		WRITE_ONCE(t->l2_kick, 0);
+		msg_raw(w, t, 0);	/* through the neighbour table: it probes again */
+	}
+	tx_send(w, t, w->raw_tx, msg_raw);
+}
+
+/*
+ * An IPv6 underlay (ip6tnl), message k: a whole IPv6 packet the core built, through the
+ * worker's IPV6_HDRINCL socket to remote6 (the kernel routes it; IPV6_PKTINFO gives the
+ * source, and a bound tunnel's device, which is a link-local remote's scope too).
+ */
+static void msg_raw6(struct worker *w, struct tunnel *t, unsigned k)
+{
+	struct msghdr *m = &w->tmsgs[k].msg_hdr;
+	struct sitd_out *x = &w->tx.out[k];
 	/*
 	 * The source and device of every message: without a source in the flow,
 	 * ip6_dst_lookup_tail() selects one for each packet (ipv6_dev_get_saddr), which the
 	 * header already names.
 	 */
-	pi.ipi6_ifindex = t->link;
-	memcpy(&pi.ipi6_addr, tx->local6, 16);
-	for (unsigned k = 0; k < n; k++) {
-		struct msghdr *m = &w->tmsgs[k].msg_hdr;
-		struct sitd_out *x = &tx->out[k];
-		struct cmsghdr *c;
+	struct in6_pktinfo pi = { .ipi6_ifindex = t->link };
+	struct cmsghdr *c;
 
-		sitd_out_csum_finish(x);
-		m->msg_name = &w->dst6;
-		m->msg_namelen = sizeof(w->dst6);
-		m->msg_iov = x->iov;
-		m->msg_iovlen = x->iovcnt;
-		m->msg_flags = 0;
-		m->msg_control = w->tcmsg[k].buf;
-		m->msg_controllen = CMSG_SPACE(sizeof(pi));
-		c = CMSG_FIRSTHDR(m);
-		c->cmsg_level = SOL_IPV6;
-		c->cmsg_type = IPV6_PKTINFO;
-		c->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	}
-	while (i < n) {
-		int r = sendmmsg(fd, w->tmsgs + i, n - i, 0);
+	memcpy(&pi.ipi6_addr, w->tx.local6, 16);
+	sitd_out_csum_finish(x);
+	m->msg_name = &w->dst6;
+	m->msg_namelen = sizeof(w->dst6);
+	m->msg_iov = x->iov;
+	m->msg_iovlen = x->iovcnt;
+	m->msg_flags = 0;
+	m->msg_control = w->tcmsg[k].buf;
+	m->msg_controllen = CMSG_SPACE(sizeof(pi));
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = SOL_IPV6;
+	c->cmsg_type = IPV6_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+	w->l2out[k] = false;
+}
 
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			/* Above the route's path MTU (ip6_fragment refuses): read it again. */
-			if (errno == EMSGSIZE)
-				path_mtu_stale(w, t, 0);
-			if (!retried && errno != EMSGSIZE) {
-				retried = true;
-				continue;
-			}
-			STAT_DROP(st, tx_send_error);
-			retried = false;
-			i++;
-			continue;
-		}
-		retried = false;
-		for (int k = 0; k < r; k++)
-			STAT_ADD(st->tx_bytes, tx->out[i + k].len);
-		STAT_ADD(st->tx_packets, (uint64_t)r);
-		i += (unsigned)r;
+/*
+ * The same send for an IPv6 underlay: as frames with -T packet (msg_l2), or through the
+ * raw socket.  Without a source (local any and no route yet) nothing can go:
+ * rawv6_send_hdrinc would send ::.
+ */
+static void tx_flush_raw6(struct worker *w, struct tunnel *t)
+{
+	static const uint8_t zero[16];
+	struct sitd_tx *tx = &w->tx;
+	int fd = load_acquire(w->raw6_tx);
+	const struct l2path *l2;
+
+	if (fd < 0 || !memcmp(tx->local6, zero, 16)) {
+		STAT_ADD(t->tx_stats.drop[SITD_DROP_tx_send_error], tx->nout);
+		sitd_tx_reset(tx);
+		return;
 	}
-	sitd_tx_reset(tx);
+	l2 = tx_l2(w, t, ETH_P_IPV6);
+	memcpy(&w->dst6.sin6_addr, t->conf.remote6, 16);
+	w->dst6.sin6_port = 0;	/* rawv6_sendmsg: 0 or the socket's own protocol */
+	w->dst6.sin6_scope_id = IN6_IS_ADDR_LINKLOCAL(&w->dst6.sin6_addr) ? t->link : 0;
+	for (unsigned k = 0; k < tx->nout; k++)
+		if (!msg_l2(w, t, l2, k))
+			msg_raw6(w, t, k);
+	if (l2 && READ_ONCE(t->l2_kick)) {
+		WRITE_ONCE(t->l2_kick, 0);
+		msg_raw6(w, t, 0);	/* through the NDP cache: it probes again (ndisc) */
+	}
+	tx_send(w, t, fd, msg_raw6);
 }
 
 /* Build one FOU/GUE message from outs [o, end); returns how many outs it took. */
@@ -412,8 +422,8 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 			sitd_tx_local6(&w->tx, s->a);
 	}
 	/* Inner checksums to the device only where outer packets will go as frames. */
-	w->tx.csum_defer = w->pkt_tx >= 0 && t->conf.outer == SITD_OUTER_IPV4 && t->conf.remote &&
-			   t->conf.encap == SITD_ENCAP_NONE &&
+	w->tx.csum_defer = w->pkt_tx >= 0 && t->conf.encap == SITD_ENCAP_NONE &&
+			   (t->conf.outer == SITD_OUTER_IPV6 || t->conf.remote) &&
 			   qsbr_read(t->l2) && !READ_ONCE(t->l2_bad);
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);

@@ -390,7 +390,8 @@ int nl_isatap_setup(unsigned ifindex, const uint8_t token[16])
 struct route4 {
 	unsigned oif;
 	uint32_t gw;
-	bool unicast;
+	uint8_t gw6[16];
+	bool unicast, has_gw6;
 };
 
 static int route4_cb(const struct nlmsghdr *nlh, void *data)
@@ -407,6 +408,10 @@ static int route4_cb(const struct nlmsghdr *nlh, void *data)
 			r->oif = mnl_attr_get_u32(attr);
 		else if (mnl_attr_get_type(attr) == RTA_GATEWAY && mnl_attr_get_payload_len(attr) == 4)
 			memcpy(&r->gw, mnl_attr_get_payload(attr), 4);
+		else if (mnl_attr_get_type(attr) == RTA_GATEWAY && mnl_attr_get_payload_len(attr) == 16) {
+			memcpy(r->gw6, mnl_attr_get_payload(attr), 16);
+			r->has_gw6 = true;
+		}
 	}
 	return MNL_CB_OK;
 }
@@ -444,6 +449,39 @@ int nl_route_get4(uint32_t dst, uint32_t src, unsigned oif, unsigned *out_oif, u
 	return 0;
 }
 
+int nl_route_get6(const uint8_t dst[16], const uint8_t src[16], unsigned oif, unsigned *out_oif,
+		  uint8_t nexthop[16])
+{
+	static const uint8_t zero[16];
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct route4 r = { 0 };
+	struct rtmsg *rtm;
+	int e;
+
+	nlh->nlmsg_type = RTM_GETROUTE;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = AF_INET6;
+	rtm->rtm_dst_len = 128;
+	mnl_attr_put(nlh, RTA_DST, 16, dst);
+	if (src && memcmp(src, zero, 16)) {
+		rtm->rtm_src_len = 128;
+		mnl_attr_put(nlh, RTA_SRC, 16, src);
+	}
+	if (oif)
+		mnl_attr_put_u32(nlh, RTA_OIF, oif);
+	e = nl_request(nlh, route4_cb, &r);
+	if (e < 0)
+		return e;
+	/* inet6_rtm_getroute answers RTN_UNICAST for a routed destination, RTN_LOCAL for
+	 * ours, RTN_UNREACHABLE etc. for a reject route, RTN_MULTICAST for a group. */
+	if (!r.unicast || !r.oif)
+		return -ENETUNREACH;
+	*out_oif = r.oif;
+	memcpy(nexthop, r.has_gw6 ? r.gw6 : dst, 16);
+	return 0;
+}
+
 struct neigh4 {
 	uint8_t mac[6];
 	bool found;
@@ -472,20 +510,21 @@ static int neigh4_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed)
+/* The neighbour entry of address a (alen bytes, family af) on ifindex. */
+static int neigh_get(int af, unsigned ifindex, const void *a, size_t alen, uint8_t mac[6],
+		     bool *confirmed)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct neigh4 n = { .found = false };
 	struct ndmsg *nd;
-	uint32_t be = htonl(ip);
 	int e;
 
 	nlh->nlmsg_type = RTM_GETNEIGH;
 	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
-	nd->ndm_family = AF_INET;
+	nd->ndm_family = (uint8_t)af;
 	nd->ndm_ifindex = (int)ifindex;
-	mnl_attr_put(nlh, NDA_DST, 4, &be);
+	mnl_attr_put(nlh, NDA_DST, alen, a);
 	e = nl_request(nlh, neigh4_cb, &n);
 	if (e < 0)
 		return e;
@@ -494,6 +533,19 @@ int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed
 	memcpy(mac, n.mac, 6);
 	*confirmed = n.state & (NUD_REACHABLE | NUD_PERMANENT | NUD_NOARP);
 	return 0;
+}
+
+int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed)
+{
+	uint32_t be = htonl(ip);
+
+	return neigh_get(AF_INET, ifindex, &be, 4, mac, confirmed);
+}
+
+int nl_neigh_get6(unsigned ifindex, const uint8_t ip[16], uint8_t mac[6], bool *confirmed)
+{
+	/* The NDP cache answers as ARP's: the same ndmsg, a 16-byte NDA_DST (ndisc_tbl). */
+	return neigh_get(AF_INET6, ifindex, ip, 16, mac, confirmed);
 }
 
 static int tun_info_cb(const struct nlattr *attr, void *data)

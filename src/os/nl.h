@@ -64,6 +64,12 @@ int nl_route_get4(uint32_t dst, uint32_t src, unsigned oif, unsigned *out_oif, u
  * -errno.  *confirmed: reachable (recently confirmed) or fixed, not stale or being probed. */
 int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed);
 
+/* The same over IPv6: the route toward dst (from src unless NULL or ::, out of oif unless
+ * 0), the next hop its gateway or dst; the NDP cache's entry for an IPv6 next hop. */
+int nl_route_get6(const uint8_t dst[16], const uint8_t src[16], unsigned oif, unsigned *out_oif,
+		  uint8_t nexthop[16]);
+int nl_neigh_get6(unsigned ifindex, const uint8_t ip[16], uint8_t mac[6], bool *confirmed);
+
 /*
  * A device as rtnetlink describes it (RTM_GETLINK; a TUN device's IFLA_TUN_* from
  * tun_fill_info, kernel 4.15 on): who may attach to it and how it was made.

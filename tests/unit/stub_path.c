@@ -62,6 +62,26 @@ int nl_neigh_get4(unsigned ifindex, uint32_t ip, uint8_t mac[6], bool *confirmed
 	return -1;
 }
 
+int nl_route_get6(const uint8_t dst[16], const uint8_t src[16], unsigned oif, unsigned *out_oif,
+		  uint8_t nexthop[16])
+{
+	(void)dst;
+	(void)src;
+	(void)oif;
+	(void)out_oif;
+	(void)nexthop;
+	return -1;
+}
+
+int nl_neigh_get6(unsigned ifindex, const uint8_t ip[16], uint8_t mac[6], bool *confirmed)
+{
+	(void)ifindex;
+	(void)ip;
+	(void)mac;
+	(void)confirmed;
+	return -1;
+}
+
 int link_get_mtu(const char *name)
 {
 	(void)name;
