@@ -52,6 +52,10 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 	} else if (outer_is6(k)) {
 		o->fd = ps_raw6_open(k == OUTER_RAW6_41 ? IPPROTO_IPV6 : IPPROTO_IPIP);
 		o->worker = 0;
+		/* doc/kernel.md "-R ring does not apply over IPv6": no DF to split by. */
+		if (d->rx_ring && o->fd >= 0)
+			log_warnx("%s: -R ring is for IPv4 outer packets; ipv6 protocol %u arrives on "
+				  "its raw socket", c->name, k == OUTER_RAW6_41 ? 41 : 4);
 	} else {
 		o->fd = ps_raw_open(k == OUTER_RAW41 ? IPPROTO_IPV6 : IPPROTO_IPIP);
 		o->worker = 0;

@@ -10,6 +10,8 @@
 #    DF (nopmtudisc), fragments (reassembled by the stack), a `local any` tunnel;
 #  - a reload that adds a tunnel with another local address widens the ring's filter;
 #  - packets that B's veth merged (GRO) are read from the ring whole;
+#  - an IPv6 underlay (ip6ip6) keeps its raw socket with -R ring, with a warning (IPv6
+#    has no DF to split by: doc/kernel.md "-R ring does not apply over IPv6"), and works;
 #  - -R takes raw or ring only.
 . "$(dirname "$0")/lib.sh"
 require_root ping socat sha256sum jq ethtool
@@ -104,6 +106,19 @@ if merging_underlay "merged by B's GRO, read from the ring"; then
 	expect_ge "... merged super-packets came whole" "$(($(ctr "$PID_B" rx_gro_kernel) - k0))" 100
 	expect_eq "... nothing dropped" "$(($(drops_total "$PID_B") - d0))" 0
 fi
+teardown
+
+# ip6ip6 with -R ring (and -T packet) at both ends: the raw sockets carry it all.
+setup_pair6
+SITD_OPTS="-R ring -T packet" setup_tunnel6 ip6ip6
+check "ip6ip6 with -R ring: 1000-byte pings" na ping -6 -c 3 -i 0.2 -W 2 -q -s 1000 $B6
+d0=$(drops_total "$PID_B")
+check "ip6ip6 with -R ring: 200 MB, sha256 equal" transfer $B6
+expect_eq "... none of it read from a ring" "$(ctr "$PID_B" rx_ring)" 0
+expect_eq "... nothing dropped" "$(($(drops_total "$PID_B") - d0))" 0
+expect_eq "... sitd status names no ring" \
+	"$("$SITD" -S "$(sock_of "$PID_B")" status -j | jq -c '[.paths[] | select(.ring) | .path]')" '[]'
+check "... and its log says why not" grep -q -- "-R ring is for IPv4 outer packets; ipv6 protocol 41" "$(log_of "$PID_B")"
 teardown
 
 expect_eq "-R something-else is refused" "$("$SITD" -R fast t0 mode sit remote $B4 2>&1; echo "rc=$?")" \
