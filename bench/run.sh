@@ -9,6 +9,7 @@
 #   BENCH_RUNS=1 BENCH_SECONDS=5 bench/run.sh
 #   BENCH_ROWS="veth sit-on sit-off" bench/run.sh
 #   BENCH_ROWS="sit-on sit-off ip6ip6-on ip6ip6-off ipip-on ipip6-on" bench/run.sh   (IPv6 underlay)
+#   BENCH_ROWS="sit-on sit-pkt sit-off sit-pkt-off ip6ip6-on ip6ip6-pkt ip6ip6-off ip6ip6-pkt-off ipip6-on ipip6-pkt" bench/run.sh
 #   BENCH_ROWS="sit-on sit-ba many-ab many-ba" bench/run.sh   (the tunnel table)
 #   BENCH_ROWS="veth sit-on sit-pkt sit-off sit-pkt-off ipip-on ipip-pkt" bench/run.sh   (-T packet)
 #   BENCH_ROWS="veth sit-ul sit-ul-gro" bench/run.sh   (B's kernel merging, as a NIC's GRO)
@@ -156,6 +157,10 @@ row_sit-ba() { DIR=ba sitd_row sit $A6; }
 row_ip6ip6-on() { UNDERLAY6=1 sitd_row ip6ip6 $B6; }
 row_ip6ip6-off() { UNDERLAY6=1 sitd_row ip6ip6 $B6 -- tso off; }
 row_ipip6-on() { UNDERLAY6=1 sitd_row ipip6 $B4IN; }
+# ... and with -T packet at both ends (next hops from the IPv6 route and the NDP cache).
+row_ip6ip6-pkt() { UNDERLAY6=1 SITD_OPTS="-T packet" sitd_row ip6ip6 $B6; }
+row_ip6ip6-pkt-off() { UNDERLAY6=1 SITD_OPTS="-T packet" sitd_row ip6ip6 $B6 -- tso off; }
+row_ipip6-pkt() { UNDERLAY6=1 SITD_OPTS="-T packet" sitd_row ipip6 $B4IN; }
 # -T packet at both ends: outer packets as Ethernet frames through AF_PACKET.
 row_sit-pkt() { SITD_OPTS="-T packet" sitd_row sit $B6; }
 row_sit-pkt-off() { SITD_OPTS="-T packet" sitd_row sit $B6 -- tso off; }
@@ -268,6 +273,8 @@ declare -A LABEL=(
 	[sit-ul]="sitd sit, A's veth TSO off" [sit-ul-gro]="... and B's veth merging (GRO)"
 	[ip6ip6-on]="sitd ip6ip6, TSO on" [ip6ip6-off]="sitd ip6ip6, TSO off"
 	[ipip6-on]="sitd ipip6, TSO on"
+	[ip6ip6-pkt]="sitd ip6ip6, TSO on, -T packet" [ip6ip6-pkt-off]="sitd ip6ip6, TSO off, -T packet"
+	[ipip6-pkt]="sitd ipip6, TSO on, -T packet"
 )
 declare -A MED CPU
 echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
@@ -303,6 +310,10 @@ both_rows ip6ip6-on sit-on && echo "ip6ip6 TSO on / sit TSO on:      $(ratio ip6
 both_rows ip6ip6-off sit-off && echo "ip6ip6 TSO off / sit TSO off:    $(ratio ip6ip6-off sit-off)   (target >= 0.90)"
 both_rows ipip6-on sit-on && echo "ipip6 TSO on / sit TSO on:       $(ratio ipip6-on sit-on)   (target >= 0.90)"
 both_rows ipip6-on ipip-on && echo "ipip6 TSO on / ipip TSO on:      $(ratio ipip6-on ipip-on)   (target >= 0.90)"
+both_rows ip6ip6-pkt sit-pkt && echo "ip6ip6 -T packet / sit -T packet: $(ratio ip6ip6-pkt sit-pkt)   (target >= 0.90)"
+both_rows ip6ip6-pkt sit-on && echo "ip6ip6 -T packet / sit (raw):    $(ratio ip6ip6-pkt sit-on)"
+both_rows ip6ip6-pkt-off sit-pkt-off && echo "ip6ip6 -T packet, TSO off / sit: $(ratio ip6ip6-pkt-off sit-pkt-off)   (target >= 0.90)"
+both_rows ipip6-pkt sit-pkt && echo "ipip6 -T packet / sit -T packet: $(ratio ipip6-pkt sit-pkt)   (target >= 0.90)"
 both_rows ip6ip6-on ip6ip6-off && echo "ip6ip6 TSO on / ip6ip6 TSO off:  $(ratio ip6ip6-on ip6ip6-off)   (target >= 1.5)"
 both_rows fou-on veth && echo "sit in fou, TSO on / bare veth:  $(ratio fou-on veth)   (target >= 0.60)"
 both_rows fou-on openvpn && echo "sit in fou / OpenVPN no cipher:  $(ratio fou-on openvpn)   (target >= 5; both over UDP)"
