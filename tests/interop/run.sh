@@ -1047,12 +1047,48 @@ cell_ip6ip6_nolimit_hoplimit() {
 	result "ip6ip6, encaplimit none, hoplimit 33: no Destination Options (outer next header 41), outer hop limit 33, at sitd and at the kernel"
 }
 
+# fields6_lines SRC: "HLIM TCLASS FLOW" of each echo request from SRC, outer fields, the
+# flow label written "inner" when the outer one equals the inner packet's
+fields6_lines() {
+	tshark -r "$CAP" -Y "ipv6.src==$1 && icmpv6.type==128" -T fields -E occurrence=a -E aggregator=, \
+		-E separator="|" -e ipv6.hlim -e ipv6.tclass -e ipv6.flow 2>/dev/null |
+		awk -F"|" '{ split($1, h, ","); split($2, t, ","); split($3, f, ",");
+			print h[1], t[1], (f[1] == f[2] ? "inner" : f[1]) }'
+}
+# fields6 NAME "ARGS" WANT: ip6ip6 with ARGS at sitd and at the kernel, echo requests with
+# hop limit 33 and traffic class 0x28 each way; each end's outer "HLIM TCLASS FLOW" (as
+# tshark prints them) must be WANT for its three, sitd's as the kernel's (ip6_tnl_xmit,
+# ipxip6_tnl_xmit; hop limit 0 copies the inner one)
+fields6() {
+	local name=$1 args=$2 want=$3 who src lines
+	tunnels6 ip6ip6 "$args" "$args" || return 1
+	cap_start "fields6-$name" || return 1
+	h ping -6 -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $V6 >/dev/null 2>&1
+	vm "ping -6 -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $H6" >/dev/null 2>&1
+	cap_stop
+	for who in sitd kernel; do
+		[ $who = sitd ] && src=$U6H || src=$U6V
+		lines=$(fields6_lines $src | sort | uniq -c | sed 's/^ *//')
+		echo "$name $who: $lines" >>"$LOGDIR/fields6.txt"
+		[ "$lines" = "3 $want" ] || bad "$who ($args): outer hop limit, traffic class, flow label '$(tr '\n' ';' <<<"$lines")', want '3 $want'"
+	done
+}
+cell_ip6ip6_inherit() {
+	fields6 inherit "hoplimit 0 tclass inherit flowlabel inherit" "33 0x00000028 inner"
+	result "ip6ip6, hoplimit 0, tclass inherit, flowlabel inherit: the inner hop limit (33), traffic class (0x28) and flow label outside, sitd as the kernel"
+}
+cell_ip6ip6_fixed() {
+	fields6 fixed "hoplimit 17 tclass 0x48 flowlabel 0x12345" "17 0x00000048 0x012345"
+	result "ip6ip6, hoplimit 17, tclass 0x48, flowlabel 0x12345: those outer fields, sitd as the kernel"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring cell_tcp_packet cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
 	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap
-	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit)
+	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
+	cell_ip6ip6_inherit cell_ip6ip6_fixed)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
