@@ -38,6 +38,7 @@ enum sitd_encap {
 #define SITD_IFNAMSIZ 16
 #define SITD_MAX_ADDRS 8		/* `address` words per tunnel */
 #define SITD_MAX_ROUTES 16		/* `route` words per tunnel */
+#define SITD_NETNS_MAX 108		/* `netns` value with its NUL: sun_path's size */
 
 /* An IPv4 or IPv6 prefix: `address` and `route` (wg-quick's Address=, OpenVPN's route). */
 struct sitd_prefix {
@@ -124,6 +125,13 @@ struct sitd_conf {
 	 * such a device is refused (priv/monitor.c).
 	 */
 	bool takeover;
+	/*
+	 * `netns NAME|PATH|PID`, sitd's form of the kernel's link-netns: the TUN device lives
+	 * in that network namespace (NAME: /run/netns/NAME, as `ip netns`; PATH: absolute,
+	 * e.g. /proc/PID/ns/net; PID: /proc/PID/ns/net), the outer sockets in sitd's own.
+	 * "" = sitd's namespace.  Resolved and checked by the monitor (priv/monitor.c).
+	 */
+	char netns[SITD_NETNS_MAX];
 };
 
 /* Whether the tunnel has a fixed remote (else `remote any`), for either outer family. */

@@ -506,6 +506,48 @@ static int kw_dev(struct cli *p, const char *kw)
 }
 
 /*
+ * netns NAME|PATH|PID (conf.h): a name as `ip netns` takes it (no '/', not "." or "..";
+ * /run/netns/NAME), an absolute path, or a process id (1..PID_MAX_LIMIT, 2^22).  Printable
+ * bytes only, no spaces: a config word.  Whether it is a network namespace only the monitor
+ * can tell.
+ */
+static int kw_netns(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	size_t n;
+	bool digits = true;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (p->c->netns[0])
+		return fail(p->err, p->errlen, "\"netns\" given twice");
+	n = strlen(a);
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)a[i] <= ' ' || (unsigned char)a[i] >= 0x7f)
+			return fail(p->err, p->errlen, "invalid \"netns\" value: printable bytes only");
+		digits &= a[i] >= '0' && a[i] <= '9';
+	}
+	if (n == 0 || n >= SITD_NETNS_MAX - (a[0] == '/' || digits ? 0 : sizeof("/run/netns/") - 1))
+		return fail(p->err, p->errlen, "invalid \"netns\" value: 1 to %u bytes",
+			    (unsigned)(SITD_NETNS_MAX - sizeof("/run/netns/")));
+	if (digits) {
+		unsigned long pid = 0;
+
+		for (size_t i = 0; i < n && pid <= 4194304ul; i++)
+			pid = pid * 10 + (unsigned long)(a[i] - '0');
+		if (a[0] == '0' || pid > 4194304ul)
+			return fail(p->err, p->errlen, "invalid \"netns\" process id \"%s\": 1..4194304", a);
+	} else if (a[0] != '/' && (strchr(a, '/') || !strcmp(a, ".") || !strcmp(a, ".."))) {
+		return fail(p->err, p->errlen,
+			    "invalid \"netns\" name \"%s\": a name of `ip netns` (no '/'), an absolute "
+			    "path or a process id", a);
+	}
+	memcpy(p->c->netns, a, n + 1);
+	return 0;
+}
+
+/*
  * `ip tunnel 6rd`'s words, here in the tunnel's own line: collected, then read by
  * sitd_6rd_parse() (proto/sixrd_cmd.h) once the name is known.
  */
@@ -706,6 +748,7 @@ static const struct cli_keyword {
 	{ "nogro", { NULL }, 0, kw_nogro, FAM_ANY },
 	{ "takeover", { NULL }, 0, kw_takeover, FAM_ANY },
 	{ "dev", { NULL }, SEEN_DEV, kw_dev, FAM_ANY },
+	{ "netns", { NULL }, 0, kw_netns, FAM_ANY },
 	{ "6rd-prefix", { NULL }, 0, kw_6rd, FAM_4 },
 	{ "6rd-relay_prefix", { NULL }, 0, kw_6rd, FAM_4 },
 	{ "6rd-reset", { NULL }, 0, kw_6rd, FAM_4 },
@@ -914,10 +957,19 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 		*bad = -1;
 		return fail(err, errlen, "mode isatap needs remote any and a local address (its interface identifier)");
 	}
+	/* Its router solicitations go out of a socket bound to the device, in sitd's namespace. */
+	if (c->isatap && c->netns[0])
+		return fail(err, errlen, "\"netns\" with mode isatap is not supported yet");
 	if (c->nprl && !c->isatap)
 		return fail(err, errlen, "a PRL (prl-default, prl-nodefault) is for mode isatap");
 	if (!(p->seen & SEEN_REMOTE))
 		return fail(err, errlen, "missing \"remote ADDR\"");
+	/* Its routes' next hops come from route notifications, which sitd reads only in its own
+	 * namespace (daemon/linkwatch.c). */
+	if (p->remote_any >= 0 && c->netns[0]) {
+		*bad = p->remote_any;
+		return fail(err, errlen, "\"netns\" with \"remote any\" is not supported yet");
+	}
 	if (p->remote_any >= 0 && (c->mode != SITD_MODE_SIT || c->encap != SITD_ENCAP_NONE)) {
 		*bad = p->remote_any;
 		return fail(err, errlen,

@@ -374,8 +374,15 @@ tail:
 	if (c->takeover)	/* additive: the key only when set */
 		pr_bool(p, "takeover", NULL, true);
 	if (!p->json)
-		out(p, "%s%s%s\n", c->nogso ? " nogso" : "", c->nogro ? " nogro" : "",
+		out(p, "%s%s%s", c->nogso ? " nogso" : "", c->nogro ? " nogro" : "",
 		    c->takeover ? " takeover" : "");
+	/* Where the device lives: the key only when not in sitd's own namespace. */
+	if (c->netns[0])
+		pr_str(p, "netns", " netns %s", c->netns);
+	if (t->netns_gone)
+		pr_bool(p, "netns_gone", " (netns gone)", true);
+	if (!p->json)
+		out(p, "\n");
 	if (stats) {
 		const struct sitd_stats *s = t->stats;
 
@@ -463,6 +470,9 @@ size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *s
 	pr_u64(&p, "monitor_clients", "  monitor clients %" PRIu64, sp->monitor_clients);
 	pr_u64(&p, "monitor_dropped", ", dropped %" PRIu64, sp->monitor_dropped);
 	pr_u64(&p, "events_lost", ", events lost %" PRIu64 "\n", sp->events_lost);
+	/* netns tunnels: namespaces seen gone (the device's tunnel down), and come back. */
+	pr_u64(&p, "netns_lost", "  netns lost %" PRIu64, sp->netns_lost);
+	pr_u64(&p, "netns_back", ", back %" PRIu64 "\n", sp->netns_back);
 	pr_close(&p);
 	if (json)
 		out(&p, "\n");

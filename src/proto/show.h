@@ -19,6 +19,7 @@ struct sitd_show_tunnel {
 	const struct sitd_conf *conf;
 	const struct sitd_stats *stats;
 	uint32_t path_mtu;
+	bool netns_gone;		/* conf->netns no longer names the device's namespace */
 };
 
 /* Format n tunnels; returns the length written (always NUL-terminated, cut at cap). */
@@ -38,6 +39,8 @@ struct sitd_show_process {
 	/* `sitd monitor`: its clients now, those dropped for not reading, events lost. */
 	unsigned monitor_clients;
 	uint64_t monitor_dropped, events_lost;
+	/* netns: namespaces seen gone, and tunnels started again in one come back. */
+	uint64_t netns_lost, netns_back;
 };
 
 size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *p, bool json);

@@ -1056,11 +1056,78 @@ static void test_cli_takeover(void **state)
 	}
 }
 
+/*
+ * netns (conf.h): a name of `ip netns`, an absolute path or a process id, kept as
+ * written, printed last in the line, and given back by it byte for byte; everything else
+ * refused with its reason.
+ */
+static void test_cli_netns(void **state)
+{
+	static const struct {
+		const char *v, *err;	/* err NULL: accepted */
+	} cases[] = {
+		{ "c1", NULL }, { "my.container-1_x", NULL }, { "/proc/1234/ns/net", NULL },
+		{ "/run/netns/c1", NULL }, { "4321", NULL }, { "4194304", NULL },
+		{ "a/b", "invalid \"netns\" name \"a/b\"" }, { ".", "invalid \"netns\" name" },
+		{ "..", "invalid \"netns\" name" }, { "0", "invalid \"netns\" process id" },
+		{ "0123", "invalid \"netns\" process id" }, { "4194305", "invalid \"netns\" process id" },
+		{ "99999999999999999999", "invalid \"netns\" process id" },
+		{ "c\x01", "printable bytes only" },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "1 to 96 bytes" },
+	};
+	struct sitd_conf c, back;
+	char err[256], line[512], want[256];
+	int bad;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *argv[] = { "sit1", "remote", R, "local", L, "netns", cases[i].v, NULL };
+		int r = sitd_cli_parse_at(argc_of(argv), argv, &c, err, sizeof(err), &bad);
+
+		if (!cases[i].err) {
+			assert_int_equal(r, 0);
+			assert_string_equal(c.netns, cases[i].v);
+			sitd_conf_format(&c, line, sizeof(line));
+			snprintf(want, sizeof(want), "sit1: ipv6/ip remote %s local %s ttl inherit netns %s",
+				 R, L, cases[i].v);
+			assert_string_equal(line, want);
+			/* The line's words back: the same configuration. */
+			{
+				const char *w[] = { "name", "sit1", "mode", "ipv6/ip", "remote", R, "local", L,
+						    "ttl", "inherit", "netns", cases[i].v, NULL };
+
+				assert_int_equal(sitd_cli_parse(argc_of(w), w, &back, err, sizeof(err)), 0);
+				assert_memory_equal(&back, &c, sizeof(c));
+			}
+		} else {
+			assert_int_equal(r, -1);
+			assert_non_null(strstr(err, cases[i].err));
+			assert_int_equal(bad, 6);
+		}
+	}
+	{
+		const char *twice[] = { "sit1", "remote", R, "netns", "a", "netns", "b", NULL };
+		const char *isatap[] = { "isatap0", "mode", "isatap", "local", L, "netns", "c1", NULL };
+		const char *any[] = { "sit1", "remote", "any", "local", L, "netns", "c1", NULL };
+		const char *none[] = { "sit1", "remote", R, "netns", NULL };
+
+		assert_int_equal(sitd_cli_parse(argc_of(twice), twice, &c, err, sizeof(err)), -1);
+		assert_string_equal(err, "\"netns\" given twice");
+		assert_int_equal(sitd_cli_parse(argc_of(isatap), isatap, &c, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "mode isatap is not supported yet"));
+		assert_int_equal(sitd_cli_parse(argc_of(any), any, &c, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "\"remote any\" is not supported yet"));
+		assert_int_equal(sitd_cli_parse(argc_of(none), none, &c, err, sizeof(err)), -1);
+		assert_string_equal(err, "\"netns\" needs a value");
+	}
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
 				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) +
-				ARRAY_SIZE(accept6_cases) + ARRAY_SIZE(format6_cases) + 9];
+				ARRAY_SIZE(accept6_cases) + ARRAY_SIZE(format6_cases) + 10];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
@@ -1078,5 +1145,6 @@ int main(void)
 	TABLE(format6_cases, test_cli_format6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_round_trip6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_takeover);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_netns);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -720,6 +720,41 @@ static void test_status(void **state)
 	assert_true(json_parse(buf));
 	jexpect_lit(".netlink_overruns", "5");
 	jexpect_lit(".netlink_resyncs", "4");
+	/* netns: the block at the end. */
+	sp.netns_lost = 2;
+	sp.netns_back = 1;
+	sitd_show_status(buf, BIG, &sp, false);
+	assert_non_null(strstr(buf, "  netlink overruns 5, resyncs 4\n  netns lost 2, back 1\n"));
+	sitd_show_status(buf, BIG, &sp, true);
+	assert_true(json_parse(buf));
+	jexpect_lit(".netns_lost", "2");
+	jexpect_lit(".netns_back", "1");
+}
+
+/* netns: where the device lives, and whether that namespace is gone; no key without. */
+static void test_netns(void **state)
+{
+	struct sitd_conf c;
+	struct sitd_show_tunnel t = { .conf = &c };
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	strcpy(c.name, "sit1");
+	c.mode = SITD_MODE_SIT;
+	c.remote = 0xc0000202;
+	c.pmtudisc = true;
+	sitd_show_format(buf, BIG, &t, 1, false, false);
+	assert_null(strstr(buf, "netns"));
+	sitd_show_format(buf, BIG, &t, 1, false, true);
+	assert_null(strstr(buf, "netns"));
+	strcpy(c.netns, "c1");
+	t.netns_gone = true;
+	sitd_show_format(buf, BIG, &t, 1, false, false);
+	assert_non_null(strstr(buf, " netns c1 (netns gone)\n"));
+	sitd_show_format(buf, BIG, &t, 1, false, true);
+	assert_true(json_parse(buf));
+	jexpect_lit("[0].netns_gone", "true");
+	assert_int_equal(jcount("[0].netns"), 1);
 }
 
 /* How many times needle occurs in hay. */
@@ -913,7 +948,7 @@ int main(void)
 {
 	static const char *json_names[ARRAY_SIZE(text_cases)];
 	struct CMUnitTest tests[2 * ARRAY_SIZE(text_cases) + ARRAY_SIZE(esc_cases) +
-				ARRAY_SIZE(short_cases) + ARRAY_SIZE(text6_cases) + 7];
+				ARRAY_SIZE(short_cases) + ARRAY_SIZE(text6_cases) + 8];
 	size_t n = 0;
 
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_reader);
@@ -930,6 +965,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_text_stats);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_stats);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_status);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_netns);
 	TABLE(text6_cases, test_text);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json6_exact);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json6);
