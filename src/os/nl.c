@@ -13,6 +13,7 @@
 #include <net/if.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { MNL_SOCKET_BUFFER_SIZE_SITD = 1024 };
 
@@ -40,6 +41,27 @@ struct mnl_socket *nl_link_open(int rcvbuf)
 		return NULL;
 	}
 	return nl;
+}
+
+int nl_netns_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
+				  .nl_groups = RTMGRP_LINK | RTMGRP_IPV6_IFADDR };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE), e;
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+struct mnl_socket *nl_fdopen(int fd)
+{
+	return mnl_socket_fdopen(fd);
 }
 
 int nl_fd(struct mnl_socket *nl)

@@ -20,6 +20,12 @@ struct mnl_socket;
 struct mnl_socket *nl_link_open(int rcvbuf);
 int nl_fd(struct mnl_socket *nl);
 
+/* A `netns` tunnel's: a notification socket of RTMGRP_LINK and RTMGRP_IPV6_IFADDR in the
+ * namespace the caller is in (the monitor, inside the tunnel's), non-blocking: the fd or
+ * -errno.  nl_fdopen wraps one received for nl_link_read (NULL with errno). */
+int nl_netns_open(void);
+struct mnl_socket *nl_fdopen(int fd);
+
 struct nl_handlers {
 	void (*mtu)(void *arg, unsigned ifindex, unsigned mtu);
 	/* a link's flags (IFF_UP ...), from the same RTM_NEWLINK */

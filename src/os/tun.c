@@ -104,25 +104,62 @@ int tun_delete(int fd)
 	return r;
 }
 
-/* One SIOC[GS]IF* ioctl on a socket of its own: 0 or -errno. */
-static int ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
+/*
+ * One SIOC[GS]IF* ioctl on socket `at`, in the namespace that socket is of (sock_ioctl
+ * falls back to dev_ioctl(sock_net(sk)) for a family without its own), or, at < 0, on a
+ * socket of its own: 0 or -errno.
+ */
+static int ifreq_ioctl_at(int at, const char *name, unsigned long req, struct ifreq *ifr)
 {
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
+	int fd = at >= 0 ? at : socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
 
 	if (fd < 0)
 		return -errno;
 	strncpy(ifr->ifr_name, name, IFNAMSIZ - 1);
 	r = ioctl(fd, req, ifr) < 0 ? -errno : 0;
-	close(fd);
+	if (at < 0)
+		close(fd);
 	return r;
 }
 
-int link_is_up(const char *name)
+static int ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
+{
+	return ifreq_ioctl_at(-1, name, req, ifr);
+}
+
+int link_is_up_at(int at, const char *name)
 {
 	struct ifreq ifr;
 
 	memset(&ifr, 0, sizeof(ifr));
-	return ifreq_ioctl(name, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP);
+	return ifreq_ioctl_at(at, name, SIOCGIFFLAGS, &ifr) == 0 && (ifr.ifr_flags & IFF_UP);
+}
+
+int link_is_up(const char *name)
+{
+	return link_is_up_at(-1, name);
+}
+
+int link_get_mtu_at(int at, const char *name)
+{
+	struct ifreq ifr;
+	int r;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if ((r = ifreq_ioctl_at(at, name, SIOCGIFMTU, &ifr)) < 0)
+		return r;
+	return ifr.ifr_mtu;
+}
+
+int link_index_at(int at, const char *name)
+{
+	struct ifreq ifr;
+	int r;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if ((r = ifreq_ioctl_at(at, name, SIOCGIFINDEX, &ifr)) < 0)
+		return r;
+	return ifr.ifr_ifindex;
 }
 
 int link_get_ether(const char *name, uint8_t mac[6])
@@ -141,13 +178,7 @@ int link_get_ether(const char *name, uint8_t mac[6])
 
 int link_get_mtu(const char *name)
 {
-	struct ifreq ifr;
-	int r;
-
-	memset(&ifr, 0, sizeof(ifr));
-	if ((r = ifreq_ioctl(name, SIOCGIFMTU, &ifr)) < 0)
-		return r;
-	return ifr.ifr_mtu;
+	return link_get_mtu_at(-1, name);
 }
 
 int link_set_mtu(const char *name, unsigned mtu)

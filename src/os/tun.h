@@ -37,4 +37,10 @@ int link_is_up(const char *name);
 /* 0 or -errno. */
 int link_set_mtu(const char *name, unsigned mtu);
 
+/* The same reads in the namespace of socket `at` (a `netns` tunnel's netlink socket,
+ * nl_netns_open), or at < 0 in this process's; and the device's ifindex (or -errno). */
+int link_is_up_at(int at, const char *name);
+int link_get_mtu_at(int at, const char *name);
+int link_index_at(int at, const char *name);
+
 #endif
