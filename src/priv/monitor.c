@@ -32,6 +32,7 @@
 #include "core/bpf.h"
 #include "os/file.h"
 #include "os/log.h"
+#include "os/netns.h"
 #include "os/nl.h"
 #include "os/sock.h"
 #include "os/tun.h"
@@ -40,21 +41,27 @@
 #include "proto/privmsg.h"
 
 struct owned {
-	unsigned ifindex;
+	unsigned ifindex;		/* in its namespace */
 	char name[IF_NAMESIZE];
+	/* `netns`: the namespace the device was made in (an fd, so requests act there, not
+	 * in whatever the stanza's name points at now), its identity, and whether it is
+	 * gone (no longer the one named: closed, nothing more done there). */
+	bool netns, gone;
+	int nsfd;
+	uint64_t ns_dev, ns_ino;
 };
 
 /* The sockets the monitor hands out, counted against what the configuration needs. */
 enum grant {
 	G_RAW41, G_RAW4, G_RAW_SEND, G_ICMP6, G_UDP_RX, G_UDP_TX, G_PACKET, G_RING,
-	G_RAW6_41, G_RAW6_4, G_RAW6_SEND, G_COUNT
+	G_RAW6_41, G_RAW6_4, G_RAW6_SEND, G_NETNS_NL, G_COUNT
 };
 
 static const char *const grant_name[G_COUNT] = {
 	"raw sockets for protocol 41", "raw sockets for protocol 4", "raw send sockets",
 	"ICMPv6 sockets", "UDP receive sockets", "UDP send sockets", "AF_PACKET sockets",
 	"AF_PACKET rings", "IPv6 raw sockets for next header 41", "IPv6 raw sockets for next header 4",
-	"IPv6 raw send sockets",
+	"IPv6 raw send sockets", "netlink sockets in other namespaces",
 };
 
 enum {
@@ -78,7 +85,9 @@ static struct {
 	/* Granted since the configuration last changed, and whether the cap was logged. */
 	unsigned granted[G_COUNT];
 	bool capped[G_COUNT];
-} mon;
+	int home;			/* `netns`: the monitor's own namespace, to come back to */
+	bool setns;			/* CAP_SYS_ADMIN kept: a stanza had netns at start */
+} mon = { .home = -1 };
 
 /* A new configuration: the caps count from zero (a reload reopens what changed). */
 static int set_confs(const struct sitd_conf *c, unsigned n)
@@ -300,6 +309,11 @@ static unsigned grant_cap(enum grant g)
 		return (mon.tx_packet ? mon.workers : 0) + GRANT_SLACK;
 	case G_RING:
 		return 2 * RAW_PER_PROTO;
+	case G_NETNS_NL:
+		/* One per netns tunnel, again when it is started again. */
+		for (unsigned i = 0; i < mon.nconfs; i++)
+			n += mon.confs[i].netns[0] != 0;
+		return 2 * n + GRANT_SLACK;
 	case G_COUNT:
 		break;
 	}
@@ -358,48 +372,191 @@ static int ring_locked(uint8_t proto)
 	return nf ? ring_locked_open(f, nf) : ring_locked_open(&none, 1);
 }
 
+/* ---- namespaces (`netns`) ------------------------------------------------------- */
+
+/* Into the namespace nsfd (-1: stay): 0 or -errno. */
+static int ns_enter(int nsfd)
+{
+	return nsfd < 0 ? 0 : netns_enter(nsfd);
+}
+
+/* Back home after entering another namespace (entered): a monitor left elsewhere would
+ * open the next sockets there, so failing that is fatal. */
+static void ns_leave(bool entered)
+{
+	int e;
+
+	if (!entered || (e = netns_enter(mon.home)) == 0)
+		return;
+	kill(mon.child, SIGTERM);
+	log_fatalx("monitor: cannot return to its own network namespace: %s", strerror(-e));
+}
+
+/* c's namespace, opened and checked (os/netns.h), each refusal in one line: fd or -errno. */
+static int ns_open(const struct sitd_conf *c)
+{
+	char path[128];
+	int fd = netns_open(c->netns);
+
+	if (fd >= 0)
+		return fd;
+	if (netns_path(c->netns, path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "?");
+	if (fd == -ENOTTY || fd == -EINVAL)
+		log_warnx("monitor: %s: netns %s (%s) refused: %s", c->name, c->netns, path,
+			  fd == -EINVAL ? "a namespace, but not a network namespace" :
+					  "not a namespace (ip netns, /proc/PID/ns/net)");
+	else
+		log_warnx("monitor: %s: netns %s (%s): %s", c->name, c->netns, path, strerror(-fd));
+	return fd;
+}
+
 /* A TUN device the monitor opened, by index or by name, and still the same device. */
+static struct owned *owned_entry(const char *name)
+{
+	for (size_t i = 0; i < mon.ndev; i++)
+		if (!strcmp(mon.dev[i].name, name))
+			return &mon.dev[i];
+	return NULL;
+}
+
+/* One in sitd's own namespace, by index: requests without a device name. */
 static const char *owned_index(unsigned ifindex)
 {
 	char now[IF_NAMESIZE];
 
 	for (size_t i = 0; i < mon.ndev; i++)
-		if (mon.dev[i].ifindex == ifindex)
+		if (!mon.dev[i].netns && mon.dev[i].ifindex == ifindex)
 			return if_indextoname(ifindex, now) && !strcmp(now, mon.dev[i].name) ?
 				       mon.dev[i].name : NULL;
 	return NULL;
 }
 
-static bool owned_name(const char *name)
+/*
+ * The device `name` of index ifindex (0: any), entered into when it lives in another
+ * namespace, and still the same device there: its entry (ns_leave(o->netns) after), or
+ * NULL (refused, and home).
+ */
+static struct owned *owned_enter(const char *name, unsigned ifindex)
 {
-	for (size_t i = 0; i < mon.ndev; i++)
-		if (!strcmp(mon.dev[i].name, name))
-			return if_nametoindex(name) == mon.dev[i].ifindex;
-	return false;
+	struct owned *o = owned_entry(name);
+	unsigned now;
+
+	if (!o || (ifindex && o->ifindex != ifindex) || o->gone)
+		return NULL;
+	if (ns_enter(o->netns ? o->nsfd : -1) < 0)
+		return NULL;
+	now = if_nametoindex(name);
+	if (now != o->ifindex) {
+		ns_leave(o->netns);
+		return NULL;
+	}
+	return o;
 }
 
-static void own(const char *name)
+/* Note the device `name` opened, in the namespace the monitor is in now (nsfd: that
+ * namespace, taken over; -1: its own). */
+static void own(const char *name, int nsfd)
 {
 	unsigned ifindex = if_nametoindex(name);
 	size_t i;
 
 	for (i = 0; i < mon.ndev; i++)
-		if (!strcmp(mon.dev[i].name, name) || mon.dev[i].ifindex == ifindex)
+		if (!strcmp(mon.dev[i].name, name) ||
+		    (nsfd < 0 && !mon.dev[i].netns && mon.dev[i].ifindex == ifindex))
 			break;
 	if (i == mon.ndev) {
 		if (mon.ndev == mon.capdev) {
 			size_t cap = mon.capdev ? mon.capdev * 2 : 64;
 			struct owned *n = realloc(mon.dev, cap * sizeof(*n));
 
-			if (!n)
+			if (!n) {
+				if (nsfd >= 0)
+					close(nsfd);
 				return;	/* then its later requests are refused: safe */
+			}
 			mon.dev = n;
 			mon.capdev = cap;
 		}
 		mon.ndev++;
+	} else if (mon.dev[i].netns && mon.dev[i].nsfd >= 0) {
+		close(mon.dev[i].nsfd);
 	}
+	memset(&mon.dev[i], 0, sizeof(mon.dev[i]));
 	mon.dev[i].ifindex = ifindex;
+	mon.dev[i].nsfd = nsfd;
+	mon.dev[i].netns = nsfd >= 0;
+	if (nsfd >= 0 && netns_id(nsfd, &mon.dev[i].ns_dev, &mon.dev[i].ns_ino) < 0)
+		mon.dev[i].gone = true;
 	snprintf(mon.dev[i].name, sizeof(mon.dev[i].name), "%s", name);
+}
+
+/*
+ * PRIV_TUN_OPEN: c's device, made or taken over in c's namespace.  A TUN device belongs
+ * to the namespace its /dev/net/tun fd was opened in (tun_chr_open: sk_alloc of
+ * current->nsproxy->net_ns; tun_set_iff looks the name up in sock_net), so the monitor
+ * opens it from inside, and comes back.  The fd or -errno.
+ */
+static int tun_open_in(const struct sitd_conf *c, const struct priv_req *r, struct priv_rep *rep)
+{
+	bool existed = false;
+	int nsfd = -1, fd, e;
+
+	if (c->netns[0] && !mon.setns) {
+		log_warnx("monitor: %s: netns %s refused: the monitor keeps CAP_SYS_ADMIN only when a "
+			  "stanza has netns at start (restart sitd)", c->name, c->netns);
+		return -EPERM;
+	}
+	if (c->netns[0]) {
+		if ((nsfd = ns_open(c)) < 0)
+			return nsfd;
+		if ((e = netns_enter(nsfd)) < 0) {
+			log_warnx("monitor: %s: cannot enter netns %s: %s", c->name, c->netns,
+				  strerror(-e));
+			close(nsfd);
+			return e;
+		}
+	}
+	if ((e = tun_claim(c)) < 0) {
+		fd = e;
+	} else {
+		fd = tun_open(r->name, r->flag, &rep->offloads, &existed);
+		rep->existed = existed;
+	}
+	if (fd >= 0) {
+		own(r->name, nsfd);
+		nsfd = -2;	/* the entry has it */
+	}
+	ns_leave(c->netns[0] != 0);
+	if (nsfd >= 0)
+		close(nsfd);
+	return fd;
+}
+
+/*
+ * PRIV_NETNS_CHECK: whether the namespace c names now is the one its device was made in:
+ * 0, -ENOENT (none, or not a network namespace: the container stopped, `ip netns del`),
+ * -ESTALE (another one: it came back).  Gone, the monitor lets go of the old one.
+ */
+static int netns_check(const struct sitd_conf *c, struct owned *o)
+{
+	uint64_t dev, ino;
+	int fd = netns_open(c->netns), e;
+
+	if (fd < 0) {
+		if (!o->gone) {
+			log_warnx("monitor: %s: netns %s is gone: %s", c->name, c->netns, strerror(-fd));
+			o->gone = true;
+			close(o->nsfd);
+			o->nsfd = -1;
+		}
+		return -ENOENT;
+	}
+	e = netns_id(fd, &dev, &ino);
+	close(fd);
+	if (e < 0)
+		return e;
+	return !o->gone && dev == o->ns_dev && ino == o->ns_ino ? 0 : -ESTALE;
 }
 
 /* Readiness for systemd (Type=notify): the documented datagram to $NOTIFY_SOCKET. */
@@ -456,7 +613,6 @@ static int refuse(const struct priv_req *r)
 /* Do what r asks; an fd to pass in *fd; 0 or -errno. */
 static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 {
-	bool existed = false;
 	const char *dev;
 	int e;
 
@@ -468,13 +624,28 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 				  r->name);
 			return -EPERM;
 		}
-		if ((e = tun_claim(conf_named(r->name))) < 0)
-			return e;
-		*fd = tun_open(r->name, r->flag, &rep->offloads, &existed);
-		rep->existed = existed;
-		if (*fd >= 0)
-			own(r->name);
+		*fd = tun_open_in(conf_named(r->name), r, rep);
 		break;
+	case PRIV_NETNS_NL_OPEN:
+	case PRIV_NETNS_CHECK: {
+		const struct sitd_conf *c = conf_named(r->name);
+		struct owned *o = owned_entry(r->name);
+
+		if (!c || !c->netns[0] || !o || !o->netns) {
+			log_warnx("monitor: %s refused: \"%s\" is no netns tunnel sitd opened",
+				  priv_type_name(r->type), r->name);
+			return -EPERM;
+		}
+		if (r->type == PRIV_NETNS_CHECK)
+			return netns_check(c, o);
+		if ((e = grant(r, G_NETNS_NL, true, "")) < 0)
+			return e;
+		if (!owned_enter(r->name, 0))
+			return -ENODEV;
+		*fd = nl_netns_open();
+		ns_leave(true);
+		break;
+	}
 	case PRIV_RAW_OPEN:
 		if ((e = grant(r, r->proto == IPPROTO_IPV6 ? G_RAW41 : G_RAW4,
 			       any_carries(SITD_OUTER_IPV4, r->proto),
@@ -531,32 +702,47 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			reread();
 		break;
 	}
-	case PRIV_LINK_MTU:
-		if (!owned_name(r->name))
+	case PRIV_LINK_MTU: {
+		struct owned *o = owned_enter(r->name, 0);
+
+		if (!o)
 			return refuse(r);
-		return link_set_mtu(r->name, r->mtu);
+		e = link_set_mtu(r->name, r->mtu);
+		ns_leave(o->netns);
+		return e;
+	}
 	case PRIV_LINK_UP:
 	case PRIV_ADDR:
 	case PRIV_ROUTE:
-	case PRIV_ISATAP:
-		if (!(dev = owned_index(r->ifindex)))
+	case PRIV_ISATAP: {
+		struct owned *o = NULL;
+
+		/* A device name: the tunnel's, in its namespace; none: one in sitd's. */
+		if (r->name[0]) {
+			if (!(o = owned_enter(r->name, r->ifindex)))
+				return refuse(r);
+			dev = o->name;
+		} else if (!(dev = owned_index(r->ifindex))) {
 			return refuse(r);
+		}
 		/* Added: only what the tunnel's stanza lists (taking off is always allowed). */
 		if ((r->type == PRIV_ADDR || r->type == PRIV_ROUTE) && r->flag &&
 		    !configured(dev, r)) {
 			log_warnx("monitor: %s refused: not in %s's configuration",
 				  priv_type_name(r->type), dev);
-			return -EPERM;
-		}
-		if (r->type == PRIV_LINK_UP)
+			e = -EPERM;
+		} else if (r->type == PRIV_LINK_UP) {
 			e = nl_link_up(r->ifindex);
-		else if (r->type == PRIV_ADDR)
+		} else if (r->type == PRIV_ADDR) {
 			e = nl_addr(r->flag, r->ifindex, &r->route.dst);
-		else if (r->type == PRIV_ROUTE)
+		} else if (r->type == PRIV_ROUTE) {
 			e = nl_route(r->flag, r->ifindex, &r->route);
-		else
+		} else {
 			e = nl_isatap_setup(r->ifindex, r->token);
+		}
+		ns_leave(o && o->netns);
 		return e;
+	}
 	case PRIV_READY:
 		notify_ready();
 		return 0;
@@ -663,7 +849,7 @@ static _Noreturn void monitor(void)
 		kill(mon.child, SIGTERM);
 		log_fatal("monitor: signalfd");
 	}
-	priv_drop_monitor(mon.child);
+	priv_drop_monitor(mon.child, mon.setns);
 	for (;;) {
 		struct pollfd p[2] = { { .fd = mon.fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		uint8_t buf[sizeof(struct priv_req) + 1];
@@ -717,6 +903,13 @@ _Noreturn void monitor_run(int fd, pid_t child, const struct privsep_opts *o)
 	if (set_confs(o->conf, o->n) < 0) {
 		kill(child, SIGTERM);
 		log_fatalx("monitor: out of memory");
+	}
+	/* `netns`: setns(2) and its capability only when a stanza has one (least grant). */
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		mon.setns |= mon.confs[i].netns[0] != 0;
+	if (mon.setns && (mon.home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
+		kill(child, SIGTERM);
+		log_fatal("monitor: /proc/self/ns/net");
 	}
 	monitor();
 }

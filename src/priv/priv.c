@@ -7,6 +7,7 @@
 #include <linux/if_packet.h>
 #include <linux/if_tun.h>
 #include <linux/netlink.h>
+#include <linux/nsfs.h>
 #include <net/if.h>
 #include <netinet/icmp6.h>
 #include <netinet/in.h>
@@ -374,7 +375,7 @@ static void child_filter(void)
 	filter_load(ctx);
 }
 
-static void monitor_filter(pid_t child)
+static void monitor_filter(pid_t child, bool setns)
 {
 	/* Signals to the packet process only (forwarded SIGTERM and the like). */
 	const struct scmp_arg_cmp to_child = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)child, 0);
@@ -407,6 +408,14 @@ static void monitor_filter(pid_t child)
 	rule(ctx, SCMP_ACT_ALLOW, "kill", 1, &to_child);
 	allow_ioctls(ctx, ioctls, sizeof(ioctls) / sizeof(ioctls[0]));
 	allow_families(ctx, families, sizeof(families) / sizeof(families[0]));
+	if (setns) {
+		/* `netns`: into a network namespace and back (os/netns.c), each checked first. */
+		const struct scmp_arg_cmp net = SCMP_A1(SCMP_CMP_EQ, CLONE_NEWNET, 0);
+		static const unsigned long nsioctl[] = { NS_GET_NSTYPE };
+
+		rule(ctx, SCMP_ACT_ALLOW, "setns", 1, &net);
+		allow_ioctls(ctx, nsioctl, 1);
+	}
 	/* /dev/net/tun read-write and the configuration read-only; nothing created. */
 	allow_open(ctx, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND);
 	filter_load(ctx);
@@ -436,20 +445,25 @@ void priv_drop_child(uid_t uid, gid_t gid, pid_t monitor)
 #endif
 }
 
-void priv_drop_monitor(pid_t child)
+void priv_drop_monitor(pid_t child, bool setns)
 {
 	/* The devices, addresses and routes; raw and AF_PACKET sockets; UDP ports below 1024
-	 * (encap-dport); and kill(2) of the packet process, another uid. */
+	 * (encap-dport); kill(2) of the packet process, another uid; and with `setns`, a
+	 * stanza's netns: setns(2) wants CAP_SYS_ADMIN (net/core/net_namespace.c netns_install),
+	 * opening /proc/PID/ns/net of a process with more capabilities CAP_SYS_PTRACE
+	 * (ptrace_may_access, PTRACE_MODE_READ_FSCREDS). */
 	static const cap_value_t keep[] = { CAP_NET_ADMIN, CAP_NET_RAW, CAP_NET_BIND_SERVICE,
-					     CAP_KILL };
+					     CAP_KILL, CAP_SYS_ADMIN, CAP_SYS_PTRACE };
+	int n = setns ? 6 : 4;
 
-	drop_bounding(keep, 4);
-	keep_caps(keep, 4);
+	drop_bounding(keep, n);
+	keep_caps(keep, n);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		log_fatal("prctl(PR_SET_NO_NEW_PRIVS)");
 #ifdef SITD_SANITIZED
 	(void)child;
+	(void)setns;
 #else
-	monitor_filter(child);
+	monitor_filter(child, setns);
 #endif
 }

@@ -11,7 +11,8 @@
  *
  * The monitor: keeps uid 0 (to open a /dev/net/tun of mode 0600) with CAP_NET_ADMIN,
  * CAP_NET_RAW, CAP_NET_BIND_SERVICE and CAP_KILL (to forward signals to the packet
- * process, which runs as another uid), of those it has, and a filter of its own.
+ * process, which runs as another uid), of those it has, and a filter of its own; with a
+ * `netns` stanza also CAP_SYS_ADMIN and CAP_SYS_PTRACE (into another namespace).
  *
  * A call a filter refuses fails with EPERM, is counted, and is logged once per system
  * call: a path missed here fails like any refused call, visibly, and a tunnel other hosts
@@ -26,7 +27,9 @@
 #include <sys/types.h>
 
 void priv_drop_child(uid_t uid, gid_t gid, pid_t monitor);
-void priv_drop_monitor(pid_t child);
+/* setns: a stanza has `netns`; the monitor also keeps CAP_SYS_ADMIN and CAP_SYS_PTRACE,
+ * and may call setns(2) for network namespaces. */
+void priv_drop_monitor(pid_t child, bool setns);
 
 /* The system calls refused so far in this process: up to max of them, by number. */
 struct priv_refused {

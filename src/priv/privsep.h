@@ -87,6 +87,16 @@ int ps_link_up(unsigned ifindex);
 int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p);
 int ps_route(bool add, unsigned ifindex, const struct sitd_route *r);
 int ps_isatap_setup(unsigned ifindex, const uint8_t token[16]);
+/*
+ * `netns` tunnels: the same on the device `dev` in the tunnel's namespace (NULL: sitd's
+ * own); that namespace's link and address notifications (an fd); and whether it is still
+ * the one the stanza names: 0, -ENOENT (gone), -ESTALE (another one is there now).
+ */
+int ps_link_up_on(const char *dev, unsigned ifindex);
+int ps_addr_on(const char *dev, bool add, unsigned ifindex, const struct sitd_prefix *p);
+int ps_route_on(const char *dev, bool add, unsigned ifindex, const struct sitd_route *r);
+int ps_netns_nl_open(const char *name);
+int ps_netns_check(const char *name);
 
 /* Started: the monitor tells systemd (Type=notify wants it from the main pid). */
 void ps_ready(void);

@@ -200,30 +200,65 @@ static int call_nl(struct priv_req *r)
 	return call(r, sizeof(*r), &rep, NULL);
 }
 
-int ps_link_up(unsigned ifindex)
+int ps_link_up_on(const char *dev, unsigned ifindex)
 {
 	struct priv_req r = { .type = PRIV_LINK_UP, .ifindex = ifindex };
 
+	name_of(r.name, dev);
+	return call_nl(&r);
+}
+
+int ps_link_up(unsigned ifindex)
+{
+	return ps_link_up_on(NULL, ifindex);
+}
+
+int ps_addr_on(const char *dev, bool add, unsigned ifindex, const struct sitd_prefix *p)
+{
+	struct priv_req r = { .type = PRIV_ADDR, .ifindex = ifindex, .flag = add };
+
+	name_of(r.name, dev);
+	r.route.dst = *p;
 	return call_nl(&r);
 }
 
 int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p)
 {
-	struct priv_req r = { .type = PRIV_ADDR, .ifindex = ifindex, .flag = add };
-
-	r.route.dst = *p;
-	return call_nl(&r);
+	return ps_addr_on(NULL, add, ifindex, p);
 }
 
-int ps_route(bool add, unsigned ifindex, const struct sitd_route *rt)
+int ps_route_on(const char *dev, bool add, unsigned ifindex, const struct sitd_route *rt)
 {
 	struct priv_req r = { .type = PRIV_ROUTE, .ifindex = ifindex, .flag = add };
 
+	name_of(r.name, dev);
 	/* Field by field: the padding inside struct sitd_route stays zero. */
 	r.route.dst = rt->dst;
 	memcpy(r.route.via, rt->via, sizeof(r.route.via));
 	r.route.metric = rt->metric;
 	r.route.table = rt->table;
+	return call_nl(&r);
+}
+
+int ps_route(bool add, unsigned ifindex, const struct sitd_route *rt)
+{
+	return ps_route_on(NULL, add, ifindex, rt);
+}
+
+int ps_netns_nl_open(const char *name)
+{
+	struct priv_req r = { .type = PRIV_NETNS_NL_OPEN };
+	struct priv_rep rep;
+
+	name_of(r.name, name);
+	return call_fd(&r, &rep);
+}
+
+int ps_netns_check(const char *name)
+{
+	struct priv_req r = { .type = PRIV_NETNS_CHECK };
+
+	name_of(r.name, name);
 	return call_nl(&r);
 }
 

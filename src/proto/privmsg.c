@@ -29,9 +29,9 @@ static const struct {
 	[PRIV_UDP_RX_OPEN] = { "udp-rx-open", F_PORT },
 	[PRIV_UDP_TX_OPEN] = { "udp-tx-open", F_LOCAL | F_PORT | F_DEV | F_PMTUDISC | F_FLAG },
 	[PRIV_LINK_MTU] = { "link-mtu", F_NAME | F_MTU },
-	[PRIV_LINK_UP] = { "link-up", F_IFINDEX },
-	[PRIV_ADDR] = { "addr", F_IFINDEX | F_FLAG | F_PREFIX },
-	[PRIV_ROUTE] = { "route", F_IFINDEX | F_FLAG | F_ROUTE },
+	[PRIV_LINK_UP] = { "link-up", F_IFINDEX | F_DEV },
+	[PRIV_ADDR] = { "addr", F_IFINDEX | F_FLAG | F_PREFIX | F_DEV },
+	[PRIV_ROUTE] = { "route", F_IFINDEX | F_FLAG | F_ROUTE | F_DEV },
 	[PRIV_ISATAP] = { "isatap", F_IFINDEX | F_TOKEN },
 	[PRIV_CONFIG_OPEN] = { "config-open", 0 },
 	[PRIV_READY] = { "ready", 0 },
@@ -40,6 +40,8 @@ static const struct {
 	[PRIV_ICMP6_DEV_OPEN] = { "icmp6-dev-open", F_IFINDEX },
 	[PRIV_RAW6_OPEN] = { "raw6-open", F_PROTO },
 	[PRIV_RAW6_SEND_OPEN] = { "raw6-send-open", 0 },
+	[PRIV_NETNS_NL_OPEN] = { "netns-nl-open", F_NAME },
+	[PRIV_NETNS_CHECK] = { "netns-check", F_NAME },
 };
 
 const char *priv_type_name(unsigned type)

@@ -41,7 +41,12 @@ enum priv_type {
 	/* An IPv6 underlay (ip6tnl). */
 	PRIV_RAW6_OPEN,		/* proto 4 or 41: an IPv6 receive socket, IPV6_HDRINCL -> fd */
 	PRIV_RAW6_SEND_OPEN,	/* IPv6 IPPROTO_RAW, IPV6_HDRINCL, sending only -> fd */
-	PRIV_TYPE_MAX = PRIV_RAW6_SEND_OPEN,
+	/* `netns` (conf.h): name = the tunnel, whose device lives in another namespace.
+	 * PRIV_LINK_UP, PRIV_ADDR and PRIV_ROUTE take its name too (else "": sitd's own). */
+	PRIV_NETNS_NL_OPEN,	/* name: link and address notifications from there -> fd */
+	PRIV_NETNS_CHECK,	/* name: 0 (the device's namespace is still the one named),
+				 * ENOENT (none named now), ESTALE (another one is) */
+	PRIV_TYPE_MAX = PRIV_NETNS_CHECK,
 };
 
 struct priv_req {

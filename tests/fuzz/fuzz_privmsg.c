@@ -78,7 +78,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      (r.route.dst.family == 6 && r.route.dst.len <= 128));
 		CHECK(r.type == PRIV_ROUTE || (all_zero(r.route.via, 16) && !r.route.metric &&
 					       !r.route.table));
-		CHECK(all_zero(r.name, sizeof(r.name)) && all_zero(r.token, sizeof(r.token)));
+		/* The device's name (a netns tunnel's), or none: sitd's own namespace. */
+		CHECK(!r.name[0] ? all_zero(r.name, sizeof(r.name)) : name_ok(r.name));
+		CHECK(all_zero(r.token, sizeof(r.token)));
+		break;
+	case PRIV_NETNS_NL_OPEN:
+	case PRIV_NETNS_CHECK:
+		CHECK(name_ok(r.name));
+		CHECK(!r.ifindex && !r.flag && !r.mtu && all_zero(&r.route, sizeof(r.route)));
 		break;
 	case PRIV_LINK_UP:
 	case PRIV_ICMP6_DEV_OPEN:
@@ -86,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(r.ifindex != 0 && all_zero(&r.route, sizeof(r.route)));
 		CHECK(r.type != PRIV_ISATAP ? all_zero(r.token, 16) :
 		      (all_zero(r.token, 8) && !all_zero(r.token + 8, 8)));
+		CHECK(r.type == PRIV_LINK_UP ? (!r.name[0] ? all_zero(r.name, sizeof(r.name)) :
+						name_ok(r.name)) : all_zero(r.name, sizeof(r.name)));
 		break;
 	case PRIV_RAW_SEND_OPEN:
 	case PRIV_CONFIG_OPEN:

@@ -666,6 +666,9 @@ def cli_seeds():
         "ip6_sit_word": argv("t", "mode", "ip6ip6", "remote", "2001:db8::2", "nopmtudisc"),
         "ip6_remote_any": argv("t", "mode", "ip6ip6", "remote", "any", "local", "2001:db8::1"),
         "ip6_word_on_sit": argv("sit1", "remote", "192.0.2.2", "encaplimit", "4", "flowlabel", "1"),
+        # netns (conf.h): a name, a path, a process id; refusals.
+        "netns_name": argv("sit1", "remote", "192.0.2.2", "netns", "c1", "address", "2001:db8::1/64"),
+        "netns_pid_bad": argv("sit1", "remote", "192.0.2.2", "netns", "0123", "netns", "a/b"),
     }
 
 
@@ -915,7 +918,8 @@ def privreq(typ, flag=0, proto=0, port=0, pmtudisc=0, ifindex=0, local=0, mtu=0,
 PRIV = {name: i + 1 for i, name in enumerate([
     "tun-open", "raw-open", "raw-send-open", "udp-rx-open", "udp-tx-open", "link-mtu",
     "link-up", "addr", "route", "isatap", "config-open", "ready", "packet-tx-open",
-    "ring-open", "icmp6-dev-open", "raw6-open", "raw6-send-open"])}
+    "ring-open", "icmp6-dev-open", "raw6-open", "raw6-send-open", "netns-nl-open",
+    "netns-check"])}
 
 
 def privmsg_seeds():
@@ -945,6 +949,8 @@ def privmsg_seeds():
         "raw6-open-41": privreq(PRIV["raw6-open"], proto=41),
         "raw6-open-4": privreq(PRIV["raw6-open"], proto=4),
         "raw6-send-open": privreq(PRIV["raw6-send-open"]),
+        "netns-check": privreq(PRIV["netns-check"], name=b"sit1"),
+        "link-up-netns": privreq(PRIV["link-up"], ifindex=2, name=b"sit1"),
         "bad-name": privreq(PRIV["tun-open"], name=b"../x"),
         "short": privreq(PRIV["link-up"], ifindex=5)[:40],
     }

@@ -49,6 +49,10 @@ static struct priv_req valid(enum priv_type t)
 		strcpy(r.name, "sit1");
 		r.mtu = 1480;
 		break;
+	case PRIV_NETNS_NL_OPEN:
+	case PRIV_NETNS_CHECK:
+		strcpy(r.name, "sit1");
+		break;
 	case PRIV_LINK_UP:
 		r.ifindex = 7;
 		break;
@@ -270,7 +274,7 @@ static void test_unlocked_gone(void **state)
 		assert_string_not_equal(priv_type_name(t), "packet-open");
 		assert_string_not_equal(priv_type_name(t), "icmp6-open");
 	}
-	assert_int_equal(PRIV_TYPE_MAX, 17);
+	assert_int_equal(PRIV_TYPE_MAX, 19);
 }
 
 static void test_prefixes_and_routes(void **state)
@@ -300,6 +304,35 @@ static void test_prefixes_and_routes(void **state)
 	assert_string_equal(why_of(&r), "invalid route");
 }
 
+/* netns: the two requests name the tunnel; the device requests may name theirs. */
+static void test_netns(void **state)
+{
+	struct priv_req r;
+
+	(void)state;
+	r = valid(PRIV_NETNS_CHECK);
+	assert_null(why_of(&r));
+	memset(r.name, 0, sizeof(r.name));
+	assert_string_equal(why_of(&r), "invalid device name");
+	r = valid(PRIV_NETNS_NL_OPEN);
+	r.ifindex = 3;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	r = valid(PRIV_NETNS_NL_OPEN);
+	strcpy(r.name, "a/b");
+	assert_string_equal(why_of(&r), "invalid device name");
+	r = valid(PRIV_LINK_UP);
+	assert_null(why_of(&r));	/* "": sitd's own namespace */
+	strcpy(r.name, "sit1");
+	assert_null(why_of(&r));
+	strcpy(r.name, "..");
+	assert_string_equal(why_of(&r), "invalid device name");
+	r = valid(PRIV_ADDR);
+	strcpy(r.name, "sit1");
+	assert_null(why_of(&r));
+	assert_string_equal(priv_type_name(PRIV_NETNS_CHECK), "netns-check");
+	assert_string_equal(priv_type_name(PRIV_NETNS_NL_OPEN), "netns-nl-open");
+}
+
 static void test_token(void **state)
 {
 	struct priv_req r = valid(PRIV_ISATAP);
@@ -318,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_size_and_type),
 		cmocka_unit_test(test_unused_fields),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_netns),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_locked),
 		cmocka_unit_test(test_raw6),
