@@ -150,8 +150,11 @@ int reload_run(struct server *s, char *err, size_t errlen)
 
 			if (keep[i])
 				continue;
+			/* Moved to another namespace (`netns`): as removed, its device goes from the
+			 * old one, and the new settings make it in the new. */
 			for (unsigned j = 0; j < n && !changed; j++)
-				changed = !strcmp(next[j].name, old[i].name);
+				changed = !strcmp(next[j].name, old[i].name) &&
+					  !strcmp(next[j].netns, old[i].netns);
 			if (changed != (pass == 0))
 				continue;
 			rem[k++] = old[i].name;

@@ -52,6 +52,7 @@ static int req_show(struct server *s, struct control_client *c, const struct sit
 		st[k].conf = tunnel_conf(t);
 		st[k].stats = &stats[k];
 		st[k].path_mtu = tunnel_path_mtu(t);
+		st[k].netns_gone = tunnel_netns_gone(t);
 		k++;
 	}
 	if (name && !k)
@@ -75,10 +76,11 @@ static int req_status(struct server *s, struct control_client *c, const struct s
 	uint64_t rcount[32];
 	struct priv_refused ref[32];
 	size_t cap = 16384, nref;
-	uint64_t overruns, resyncs;
+	uint64_t overruns, resyncs, lost, back;
 
 	daemon_stats(s->d, &st);
 	daemon_netlink_stats(s->d, &overruns, &resyncs);
+	daemon_netns_stats(s->d, &lost, &back);
 	daemon_describe_paths(s->d, paths, sizeof(paths), json);
 	c->out = malloc(cap);
 	if (!c->out)
@@ -103,7 +105,9 @@ static int req_status(struct server *s, struct control_client *c, const struct s
 								  .netlink_resyncs = resyncs,
 								  .monitor_clients = s->nw,
 								  .monitor_dropped = s->watch_dropped,
-								  .events_lost = daemon_events_lost() },
+								  .events_lost = daemon_events_lost(),
+								  .netns_lost = lost,
+								  .netns_back = back },
 				     json);
 	return 0;
 }

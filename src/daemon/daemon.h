@@ -89,6 +89,9 @@ int daemon_netlink_fd(const struct sitd_daemon *d);
 void daemon_netlink_read(struct sitd_daemon *d);
 /* How often notifications were lost (the socket overflowed) and the state dumped again. */
 void daemon_netlink_stats(const struct sitd_daemon *d, uint64_t *overruns, uint64_t *resyncs);
+/* `netns`: whether the tunnel's namespace is gone; namespaces seen gone, tunnels back. */
+bool tunnel_netns_gone(const struct tunnel *t);
+void daemon_netns_stats(const struct sitd_daemon *d, uint64_t *lost, uint64_t *back);
 
 /*
  * `sitd monitor`'s events (daemon/events.c): an eventfd readable while events wait, and

@@ -36,6 +36,8 @@ static bool has_route(const struct sitd_conf *c, const struct sitd_route *r)
 void devconf_apply(struct sitd_daemon *d, struct tunnel *t)
 {
 	const struct sitd_conf *c = &t->conf, *old = NULL;
+	/* A netns tunnel's device is named, for the monitor to act in its namespace. */
+	const char *dev = c->netns[0] ? c->name : NULL;
 	char what[64];
 	int r;
 
@@ -44,15 +46,15 @@ void devconf_apply(struct sitd_daemon *d, struct tunnel *t)
 			old = &d->prev[i];
 	for (unsigned i = 0; old && i < old->nroutes; i++)
 		if (!has_route(c, &old->routes[i]))
-			(void)ps_route(false, t->ifindex, &old->routes[i]);
+			(void)ps_route_on(dev, false, t->ifindex, &old->routes[i]);
 	for (unsigned i = 0; old && i < old->naddrs; i++)
 		if (!has_addr(c, &old->addrs[i]))
-			(void)ps_addr(false, t->ifindex, &old->addrs[i]);
+			(void)ps_addr_on(dev, false, t->ifindex, &old->addrs[i]);
 	if (c->isatap)
 		isatap_setup(t);
 	if (!c->naddrs && !c->nroutes && !c->isatap)
 		return;
-	r = ps_link_up(t->ifindex);
+	r = ps_link_up_on(dev, t->ifindex);
 	if (r < 0)
 		log_warnx("%s: cannot set the device up: %s", c->name, strerror(-r));
 	if (c->isatap) {
@@ -66,7 +68,7 @@ void devconf_apply(struct sitd_daemon *d, struct tunnel *t)
 			log_warnx("%s: cannot add the ISATAP link-local address: %s", c->name, strerror(-r));
 	}
 	for (unsigned i = 0; i < c->naddrs; i++) {
-		r = ps_addr(true, t->ifindex, &c->addrs[i]);
+		r = ps_addr_on(dev, true, t->ifindex, &c->addrs[i]);
 		if (r < 0) {
 			inet_ntop(c->addrs[i].family == 6 ? AF_INET6 : AF_INET, c->addrs[i].addr, what,
 				  sizeof(what));
@@ -75,7 +77,7 @@ void devconf_apply(struct sitd_daemon *d, struct tunnel *t)
 		}
 	}
 	for (unsigned i = 0; i < c->nroutes; i++) {
-		r = ps_route(true, t->ifindex, &c->routes[i]);
+		r = ps_route_on(dev, true, t->ifindex, &c->routes[i]);
 		if (r < 0) {
 			inet_ntop(c->routes[i].dst.family == 6 ? AF_INET6 : AF_INET, c->routes[i].dst.addr,
 				  what, sizeof(what));

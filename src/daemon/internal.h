@@ -155,7 +155,20 @@ struct tunnel {
 	struct sitd_event_addr ev_src;
 	bool ev_src_known;
 	int ev_carrier;
+	/* `netns`: the device's namespace's link and address notifications (the monitor's,
+	 * opened there), its fd also what the device's MTU and flags are read through
+	 * (tunnel_at); and whether that namespace is gone (the tunnel down till it is back). */
+	struct mnl_socket *nsnl;
+	int ns_at;			/* its fd; -1: sitd's namespace */
+	bool ns_gone;
 };
+
+/* The socket the device's MTU, flags and index are read through (tun.h *_at): the
+ * netns tunnel's netlink socket, -1 in sitd's own namespace. */
+static inline int tunnel_at(const struct tunnel *t)
+{
+	return t->ns_at;
+}
 
 /* A PRL with its own storage, published whole (copy on change). */
 struct tunnel_prl {
@@ -255,6 +268,10 @@ struct sitd_daemon {
 	struct sitd_conf *prev;
 	unsigned nprev;
 	bool ev_src_dirty;		/* events.c: an address, route or link changed */
+	/* linkwatch.c: a netns tunnel whose socket is being read (its ifindexes are its
+	 * namespace's); NULL: d->nl, sitd's own namespace, where netns tunnels are not. */
+	struct tunnel *scope;
+	uint64_t netns_lost, netns_back;	/* namespaces seen gone, tunnels back */
 };
 
 /* tunnel.c */

@@ -29,10 +29,14 @@
 
 /* ---- link notifications ---------------------------------------------------------- */
 
+/* The tunnel of device ifindex: in d->scope's namespace while its socket is read, else
+ * in sitd's, where no netns tunnel's device is (its ifindex is another namespace's). */
 static struct tunnel *by_ifindex(struct sitd_daemon *d, unsigned ifindex)
 {
+	if (d->scope)
+		return d->scope->ifindex == ifindex ? d->scope : NULL;
 	for (unsigned i = 0; i < d->n; i++)
-		if (d->t[i]->ifindex == ifindex)
+		if (d->t[i]->ifindex == ifindex && !d->t[i]->nsnl)
 			return d->t[i];
 	return NULL;
 }
@@ -49,7 +53,7 @@ static void link_flags(void *arg, unsigned ifindex, unsigned flags)
 	if (!t)
 		return;
 	t->resync_seen = true;
-	WRITE_ONCE(t->up, link_is_up(t->conf.name) != 0);
+	WRITE_ONCE(t->up, !t->ns_gone && link_is_up_at(tunnel_at(t), t->conf.name) != 0);
 	/* The carrier as `ip link` shows it (dev_get_flags: IFF_LOWER_UP only while up), in
 	 * the notifications' order: a TUNSETCARRIER, or the device set down or up. */
 	events_carrier(t, (flags & IFF_UP) && (flags & IFF_LOWER_UP));
@@ -77,12 +81,13 @@ static void link_mtu(void *arg, unsigned ifindex, unsigned mtu)
 	int now, e;
 
 	if (!t) {
-		path_link_mtu(d, ifindex, mtu);	/* perhaps the device under a tunnel */
+		if (!d->scope)
+			path_link_mtu(d, ifindex, mtu);	/* perhaps the device under a tunnel */
 		return;
 	}
 	/* Notifications queue up (the device's creation, sitd's own change): act on the MTU
 	 * the device has now, not on what a notification said some time ago. */
-	now = link_get_mtu(t->conf.name);
+	now = link_get_mtu_at(tunnel_at(t), t->conf.name);
 	if (now > 0)
 		mtu = (unsigned)now;
 	fixed = sitd_mtu_clamp(&t->conf, mtu);
@@ -133,7 +138,8 @@ static void addr_relearn(const struct tunnel *t, struct sitd_addrs6 *n)
 {
 	struct ifaddrs *ifa, *p;
 
-	if (getifaddrs(&ifa) < 0)
+	/* getifaddrs reads sitd's namespace; a netns device's learns from notifications. */
+	if (t->nsnl || getifaddrs(&ifa) < 0)
 		return;
 	for (p = ifa; p; p = p->ifa_next) {
 		const struct sockaddr_in6 *a, *m;
@@ -208,7 +214,8 @@ static void link_addr6(void *arg, unsigned ifindex, bool usable, const uint8_t *
 			addr_apply(t->resync_addrs6, usable, addr, plen);
 		return;
 	}
-	host_addr6(d, usable, addr, plen);
+	if (!d->scope)	/* sitd's namespace's addresses, the host's */
+		host_addr6(d, usable, addr, plen);
 	if (!t || addr[0] == 0xff)
 		return;
 	old = t->addrs6;
@@ -337,7 +344,7 @@ int linkwatch_resync(struct sitd_daemon *d)
 	 * (path_link_mtu); a tunnel whose device is no longer there is down. */
 	r = nl_dump_links(&nl_handlers, d);
 	for (unsigned i = 0; r == 0 && i < d->n; i++)
-		if (!d->t[i]->resync_seen)
+		if (!d->t[i]->resync_seen && !d->t[i]->nsnl)	/* not in this dump's namespace */
 			WRITE_ONCE(d->t[i]->up, false);
 	/* Addresses and routes: gathered from nothing, so that those gone are gone. */
 	d->resync_host6 = calloc(1, sizeof(*d->resync_host6));
@@ -345,6 +352,8 @@ int linkwatch_resync(struct sitd_daemon *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *t = d->t[i];
 
+		if (t->nsnl)	/* its addresses are in another namespace: left as they are */
+			continue;
 		nomem |= !(t->resync_addrs6 = calloc(1, sizeof(*t->resync_addrs6)));
 		if (!sitd_conf_has_remote(&t->conf)) {
 			routes = true;
@@ -433,6 +442,30 @@ int daemon_netlink_fd(const struct sitd_daemon *d)
 	return d->nl ? nl_fd(d->nl) : -1;
 }
 
+/*
+ * `netns` tunnels: each one's namespace's notifications, read as d->nl's with the lookups
+ * scoped to its device.  Lost ones (ENOBUFS): its device's state read again, which is all
+ * that socket is for.
+ */
+static void netns_read(struct sitd_daemon *d)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		struct tunnel *t = d->t[i];
+		int mtu;
+
+		if (!t->nsnl)
+			continue;
+		d->scope = t;
+		if (nl_link_read(t->nsnl, &nl_handlers, d) < 0) {
+			d->nl_overruns++;
+			link_flags(d, t->ifindex, 0);
+			if ((mtu = link_get_mtu_at(tunnel_at(t), t->conf.name)) > 0)
+				link_mtu(d, t->ifindex, (unsigned)mtu);
+		}
+		d->scope = NULL;
+	}
+}
+
 void daemon_netlink_read(struct sitd_daemon *d)
 {
 	uint64_t n;
@@ -447,6 +480,7 @@ void daemon_netlink_read(struct sitd_daemon *d)
 		(void)linkwatch_resync(d);
 	if (d->ev_src_dirty)
 		events_sources(d);
+	netns_read(d);
 	if (d->wake_fd >= 0 && read(d->wake_fd, &n, sizeof(n)) == sizeof(n))
 		path_drain(d);
 }

@@ -10,11 +10,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
+#include <libmnl/libmnl.h>
 
 #include "proto/cli.h"
 #include "daemon/internal.h"
 #include "os/clock.h"
 #include "os/log.h"
+#include "os/nl.h"
 #include "priv/privsep.h"
 #include "os/sock.h"
 #include "os/tun.h"
@@ -31,6 +33,8 @@ static void tunnel_close(struct tunnel *t, bool delete)
 
 	if (t->icmp6_fd >= 0)
 		close(t->icmp6_fd);
+	if (t->nsnl)
+		mnl_socket_close(t->nsnl);
 	for (unsigned i = 0; i < t->n_udp_tx; i++)
 		if (!t->path[0] || t->udp_tx_fd[i] != t->path[0]->fd)
 			close(t->udp_tx_fd[i]);
@@ -165,6 +169,29 @@ static uint32_t route_mtu(struct tunnel *t)
 	return mtu;
 }
 
+/*
+ * `netns`: the device's namespace's notifications, from the monitor (it opened the socket
+ * there; the packet process never leaves its own namespace), watched by the control thread
+ * with d->nl.  0, or -1 logged.
+ */
+static int netns_watch(struct sitd_daemon *d, struct tunnel *t)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = ps_netns_nl_open(t->conf.name);
+
+	if (fd < 0 || !(t->nsnl = nl_fdopen(fd))) {
+		log_warnx("%s: no notifications from netns %s: %s", t->conf.name, t->conf.netns,
+			  strerror(fd < 0 ? -fd : errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	t->ns_at = fd;
+	if (d->ctl_ep >= 0 && epoll_ctl(d->ctl_ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		log_warn("%s: netns notifications read once a second only", t->conf.name);
+	return 0;
+}
+
 static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf *c,
 				  struct outer **closing)
 {
@@ -179,7 +206,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	}
 	t->req = *c;
 	t->conf = *c;
-	t->tun_fd = t->icmp6_fd = -1;
+	t->tun_fd = t->icmp6_fd = t->ns_at = -1;
 	t->rd = malloc(sizeof(*t->rd));
 	if (!sitd_conf_has_remote(c))
 		t->pcache = calloc(1, sizeof(*t->pcache));
@@ -210,7 +237,19 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		t->tun_fd = -1;
 		goto fail;
 	}
-	t->ifindex = if_nametoindex(c->name);
+	if (c->netns[0]) {
+		int ix;
+
+		if (netns_watch(d, t) < 0)
+			goto fail;
+		if ((ix = link_index_at(tunnel_at(t), c->name)) < 0) {
+			log_warnx("%s: no such device in netns %s: %s", c->name, c->netns, strerror(-ix));
+			goto fail;
+		}
+		t->ifindex = (unsigned)ix;
+	} else {
+		t->ifindex = if_nametoindex(c->name);
+	}
 
 	if (c->encap != SITD_ENCAP_NONE) {
 		t->path[0] = outer_get(d, c, OUTER_UDP, closing);
@@ -232,7 +271,8 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	}
 
 	t->conf.mtu = sitd_mtu_start(c, route_mtu(t), c->dev[0] ? link_get_mtu(c->dev) : -1,
-				     t->existed ? link_get_mtu(c->name) : -1, &t->path_mtu, &guessed);
+				     t->existed ? link_get_mtu_at(tunnel_at(t), c->name) : -1,
+				     &t->path_mtu, &guessed);
 	if (guessed)
 		log_warnx("%s: no route to the remote yet; assuming an underlay MTU of %u", c->name,
 			  t->path_mtu);
@@ -240,7 +280,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	if (c->outer == SITD_OUTER_IPV6 && addr6_any(c->local6) && !t->src6)
 		log_warnx("%s: no source address toward the remote yet (local any); sending once "
 			  "a route gives one", c->name);
-	if (link_get_mtu(c->name) != (int)t->conf.mtu &&
+	if (link_get_mtu_at(tunnel_at(t), c->name) != (int)t->conf.mtu &&
 	    (r = ps_link_set_mtu(c->name, t->conf.mtu)) < 0) {
 		log_warnx("cannot set the MTU of %s to %u: %s", c->name, t->conf.mtu, strerror(-r));
 		goto fail;
@@ -250,7 +290,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	if (c->isatap)
 		isatap_open(t);
 	/* Read once configured (devconf_apply may set it up), before the table has it. */
-	t->up = link_is_up(c->name);
+	t->up = link_is_up_at(tunnel_at(t), c->name);
 	path_l2_resolve(d, t);
 
 	sitd_conf_format(&t->conf, desc, sizeof(desc));
@@ -600,9 +640,83 @@ unsigned daemon_workers(const struct sitd_daemon *d)
 	return d->nw;
 }
 
+bool tunnel_netns_gone(const struct tunnel *t)
+{
+	return t->ns_gone;
+}
+
+void daemon_netns_stats(const struct sitd_daemon *d, uint64_t *lost, uint64_t *back)
+{
+	*lost = d->netns_lost;
+	*back = d->netns_back;
+}
+
+/*
+ * `netns` tunnels, once a second: is the namespace the stanza names still the one the
+ * device is in (the monitor compares the nsfs inodes)?  Gone (the container stopped, `ip
+ * netns del`): the tunnel down, counted, logged, once.  Another one there (it came back):
+ * the tunnel started again in it, its old device removed.  The kernel's sit device would
+ * go with its namespace (default_device_exit_batch); sitd's stays in the table, down,
+ * holding the old namespace, until it comes back or a reload removes it.
+ */
+static void netns_tick(struct sitd_daemon *d)
+{
+	struct sitd_conf *again = NULL;
+	const char **names = NULL;
+	unsigned n = 0, failed;
+	bool *ok;
+
+	for (unsigned i = 0; i < d->n; i++) {
+		struct tunnel *t = d->t[i];
+		int r;
+
+		if (!t->conf.netns[0])
+			continue;
+		r = ps_netns_check(t->conf.name);
+		if (r == -ENOENT && !t->ns_gone) {
+			t->ns_gone = true;
+			WRITE_ONCE(t->up, false);
+			d->netns_lost++;
+			log_warnx("%s: netns %s is gone; the tunnel is down until it comes back",
+				  t->conf.name, t->conf.netns);
+		} else if (r == -ESTALE) {
+			struct sitd_conf *a = realloc(again, (n + 1) * sizeof(*a));
+
+			if (!a)
+				break;
+			again = a;
+			again[n++] = t->req;
+		}
+	}
+	if (!n)
+		return;
+	names = calloc(n, sizeof(*names));
+	ok = calloc(n, sizeof(*ok));
+	if (names && ok) {
+		for (unsigned i = 0; i < n; i++) {
+			names[i] = again[i].name;
+			log_info("%s: netns %s is there again; starting the tunnel in it", again[i].name,
+				 again[i].netns);
+		}
+		/* The old device goes with the old namespace's last reference, now. */
+		daemon_remove(d, names, n, true);
+		failed = daemon_add(d, again, n, ok);
+		d->netns_back += n - failed;
+		for (unsigned i = 0; i < n; i++)
+			if (!ok[i])
+				log_warnx("%s: not started again in netns %s; a reload retries",
+					  again[i].name, again[i].netns);
+	}
+	free(names);
+	free(ok);
+	free(again);
+}
+
 void daemon_tick(struct sitd_daemon *d)
 {
 	uint64_t now = now_ns();
+
+	netns_tick(d);
 
 	path_drain(d);	/* what a worker asked and no wake-up brought */
 	if (d->resync_pending)	/* a resync that failed, or a change lost for memory */
