@@ -29,6 +29,9 @@ setup_pair
 SITD_OPTS="-w 2" setup_tunnel sit
 expect_eq "sit: raw 41 to receive, raw 255 per worker to send, nothing else" \
 	"$(sockets "$PID_A")" "raw 255 x2,raw 41 x1"
+# CAP_SYS_ADMIN (bit 21) is the monitor's only with a netns stanza (test_netns.sh).
+expect_eq "... and its monitor holds no CAP_SYS_ADMIN" \
+	"$(( 0x$(awk '/^CapEff/ { print $2 }' /proc/"$PID_A"/status) >> 21 & 1 ))" 0
 teardown
 
 # FOU: the port's socket (5555) and encap-sport auto's eight send sockets; no raw 41.
