@@ -308,6 +308,9 @@ int linkwatch_resync(struct sitd_daemon *d);
 /* The netlink socket, and the control thread's wake-up (path_mtu_stale), in one epoll. */
 void linkwatch_open(struct sitd_daemon *d);
 void linkwatch_close(struct sitd_daemon *d);
+/* `netns` tunnels' notifications, each read in its namespace's scope (also at the tick:
+ * without the control epoll they wake nothing). */
+void linkwatch_netns_read(struct sitd_daemon *d);
 
 /* isatap.c */
 bool isatap_global(uint32_t a);

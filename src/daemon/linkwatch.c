@@ -447,7 +447,7 @@ int daemon_netlink_fd(const struct sitd_daemon *d)
  * scoped to its device.  Lost ones (ENOBUFS): its device's state read again, which is all
  * that socket is for.
  */
-static void netns_read(struct sitd_daemon *d)
+void linkwatch_netns_read(struct sitd_daemon *d)
 {
 	for (unsigned i = 0; i < d->n; i++) {
 		struct tunnel *t = d->t[i];
@@ -480,7 +480,7 @@ void daemon_netlink_read(struct sitd_daemon *d)
 		(void)linkwatch_resync(d);
 	if (d->ev_src_dirty)
 		events_sources(d);
-	netns_read(d);
+	linkwatch_netns_read(d);
 	if (d->wake_fd >= 0 && read(d->wake_fd, &n, sizeof(n)) == sizeof(n))
 		path_drain(d);
 }

@@ -717,6 +717,7 @@ void daemon_tick(struct sitd_daemon *d)
 	uint64_t now = now_ns();
 
 	netns_tick(d);
+	linkwatch_netns_read(d);
 
 	path_drain(d);	/* what a worker asked and no wake-up brought */
 	if (d->resync_pending)	/* a resync that failed, or a change lost for memory */
