@@ -15,6 +15,7 @@
 #include "proto/cli.h"
 #include "proto/request.h"
 #include "cmd/client.h"
+#include "cmd/import.h"
 #include "cmd/server.h"
 
 #ifndef SITD_VERSION
@@ -39,6 +40,8 @@ static void usage(FILE *f)
 		fprintf(f, "       sitd [-S PATH] %s%s%s\n", cmd->name, cmd->usage[0] ? " " : "",
 			cmd->usage);
 	}
+	fputs("       sitd import {ifupdown FILE | networkd FILE.netdev [FILE.network]...}\n",
+	      f);
 	fputs("       sitd {-V|--version|-h|--help}\n"
 	      "OPTIONS: -S PATH  control socket (default /run/sitd/ns-INODE/NAME.sock, NAME the\n"
 	      "                  tunnel's, or with -c the file's name without .conf)\n"
@@ -154,6 +157,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (i < argc && !strcmp(argv[i], "import"))
+		return import_main(argc - i, (const char *const *)argv + i);
 	if (i < argc && client_is_command(argv[i]))
 		return client_main(o.ctl_path, argc - i, (const char *const *)argv + i);
 	if (o.config) {
