@@ -318,6 +318,8 @@ static void st_emit(struct imp *im, struct stanza *st, const char *from)
 		       st->name);
 		return;
 	}
+	if (im->nerr)
+		return;	/* nothing is printed anyway: no refusal for the room it would take */
 	if (im->outlen + len + 1 > im->outcap) {
 		refuse(im, st->head_file, st->head_line, "the output is longer than %zu bytes",
 		       im->outcap);
