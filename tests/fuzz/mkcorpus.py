@@ -834,6 +834,67 @@ def config_seeds():
     }
 
 
+# ---------------------------------------------------------------- fuzz_import_* seeds
+
+HE_IFUPDOWN = (b"# a tunnel broker's 6in4 tunnel\nauto he-ipv6\n"
+               b"iface he-ipv6 inet6 v4tunnel\n    address 2001:db8:1234::2\n    netmask 64\n"
+               b"    endpoint 203.0.113.1\n    local 192.0.2.10\n    ttl 255\n"
+               b"    gateway 2001:db8:1234::1\n")
+
+
+def import_ifupdown_seeds():
+    """fuzz_import_ifupdown.c: an interfaces(5) file, as is."""
+    return {
+        "he_v4tunnel": HE_IFUPDOWN,
+        "ipip_tunnel": b"iface ipip0 inet tunnel\n\tmode ipip\n\taddress 198.51.100.1\n"
+                       b"\tnetmask 255.255.255.252\n\tendpoint 203.0.113.7\n\tlocal 192.0.2.10\n"
+                       b"\tttl 64\n\tmtu 1480\n\tgateway 198.51.100.2\n\tmetric 5\n",
+        "whole_file": b"auto lo eth0\niface lo inet loopback\n\niface eth0 inet static\n"
+                      b"    address 192.0.2.10/24\n    gateway 192.0.2.1\nmapping eth1\n"
+                      b"    script /bin/true\n" + HE_IFUPDOWN.replace(b"2001:db8:1234::2\n",
+                                                                  b"\\\n  2001:db8:1234::2\n"),
+        "refusals": b"\taddress 192.0.2.1\niface gre1 inet tunnel\n\tmode gre\n\tdstaddr 198.51.100.2\n"
+                    b"iface he-ipv6 inet6 v4tunnel\n\taddress 2001:db8::2/64\n\tnetmask 48\n"
+                    b"\tpreferred-lifetime 0\n\tup true\n\tmetric 3\n"
+                    b"iface he-ipv6 inet6 static\nsource /etc/network/interfaces.d/*\n",
+        "mtu_refused_by_sitd": b"iface sit1 inet6 v4tunnel\n\taddress 2001:db8::2/64\n"
+                               b"\tendpoint 203.0.113.1\n\tmtu 1000\n",
+    }
+
+
+def nd(*files):
+    return b"".join(name + b"\0" + text + b"\0" for name, text in files)
+
+
+HE_NETDEV = (b"he-ipv6.netdev", b"[NetDev]\nName=he-ipv6\nKind=sit\nMTUBytes=1480\n\n[Tunnel]\n"
+             b"Local=192.0.2.10\nRemote=203.0.113.1\nTTL=255\n")
+HE_NETWORK = (b"he-ipv6.network", b"[Match]\nName=he-ipv6\n\n[Network]\nAddress=2001:db8:1234::2/64\n"
+              b"Gateway=2001:db8:1234::1\n")
+
+
+def import_networkd_seeds():
+    """fuzz_import_networkd.c: NAME\\0TEXT\\0 per file."""
+    return {
+        "he_pair": nd(HE_NETDEV, HE_NETWORK),
+        "underlay_routes": nd((b"eth0.network", b"[Match]\nName=eth0\n[Network]\nDHCP=yes\nTunnel=he-ipv6\n"),
+                              HE_NETDEV,
+                              (b"he-ipv6.network", b"[Match]\nName=he-ipv6\n[Address]\nAddress=2001:db8:1::2/64\n"
+                               b"[Route]\nDestination=2001:db8:99::/48\nGateway=2001:db8:1::1\nMetric=10\n"
+                               b"Table=100\n[Route]\nDestination=2001:db8:aa::/48\n")),
+        "fou_6rd_isatap": nd((b"ipip0.netdev", b"[NetDev]\nName=ipip0\nKind=ipip\n[Tunnel]\n"
+                              b"Remote=198.51.100.7\nIndependent=yes\nFooOverUDP=yes\n"
+                              b"FOUDestinationPort=5555\nEncapsulation=GenericUDPEncapsulation\n"),
+                             (b"6rd.netdev", b"[NetDev]\nName=6rd\nKind=sit\n[Tunnel]\nLocal=192.0.2.10\n"
+                              b"IPv6RapidDeploymentPrefix=2001:db8::/32\nDiscoverPathMTU=no\n"),
+                             (b"is0.netdev", b"[NetDev]\nName=is0\nKind=sit\n[Tunnel]\nLocal=192.0.2.10\n"
+                              b"ISATAP=yes\n")),
+        "refusals": nd((b"a.netdev", b"Name=x\n[Match]\nHost=h\n[NetDev]\nKind=gre\nMTUBytes=1K\n"
+                        b"[Tunnel]\nTOS=8\nTTL=300\nFOUSourcePort=1\n[Tun\n"),
+                       (b"b.network", b"[Match]\nName=b\n[Network]\nTunnel=zz\n"),
+                       (b"c.conf", b"")),
+    }
+
+
 # ---------------------------------------------------------------- fuzz_isatap_nd
 
 ISATAP_SRC = "fe80::5efe:cb00:7102"     # fe80::5efe:203.0.113.2, an ISATAP host
@@ -961,7 +1022,9 @@ def main():
     targets = {"fuzz_tx": tx_seeds(), "fuzz_rx": rx_seeds(), "fuzz_icmp": icmp_seeds(),
                "fuzz_cli": cli_seeds(), "fuzz_udp": udp_seeds(), "fuzz_config": config_seeds(),
                "fuzz_gro": gro_seeds(), "fuzz_privmsg": privmsg_seeds(),
-               "fuzz_isatap_nd": isatap_nd_seeds()}
+               "fuzz_isatap_nd": isatap_nd_seeds(),
+               "fuzz_import_ifupdown": import_ifupdown_seeds(),
+               "fuzz_import_networkd": import_networkd_seeds()}
     for target, seeds in targets.items():
         # fuzz_tx covers two outer families, the others one.
         assert len(seeds) < (40 if target == "fuzz_tx" else 32), target
