@@ -17,6 +17,8 @@
 #   BENCH_ROWS="veth sit-on sit-ring sit-off sit-ring-off sit-pkt-ring openvpn socat" bench/run.sh   (-R ring)
 #   BENCH_ROWS="veth sit-ring sit-pkt-ring sit-pkt-ring-off ipip-pkt-ring openvpn socat" bench/run.sh
 #                                     (-T packet: inner checksums left to the device)
+#   BENCH_CHART=/tmp/b.svg bench/run.sh   (the chart there, the table as /tmp/b.txt;
+#                                     default bench/results.svg and .txt, by bench/chart.sh)
 #
 # Rows: veth (the limit), blast (1500-byte protocol-41 packets, raw sockets, sendmmsg and
 # recvmmsg: sitd's outer side can go no faster), blast-ring and blast-xdp (the same
@@ -38,13 +40,18 @@ set -u
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "bench/run.sh: run as root" >&2; exit 1; }
 scripts/deps.sh || exit 1
-for p in openvpn; do
-	command -v $p >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $p >/dev/null
+# The benchmark's own tools, COMMAND:PACKAGE: openvpn is a row, gnuplot draws the chart.
+for p in openvpn:openvpn gnuplot:gnuplot-nox; do
+	command -v "${p%%:*}" >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${p#*:}" >/dev/null
 done
 make -s -j"$(nproc)" all bench-tools || exit 1
 RUNS=${BENCH_RUNS:-3}
 SECS=${BENCH_SECONDS:-10}
 ROWS=${BENCH_ROWS:-veth blast sit-on sit-off sit-nopmtu ipip-on ip6ip6-on ip6ip6-off ipip6-on fou-on gue-on socat openvpn}
+# The table is also saved as CHART with .txt for .svg, and drawn by bench/chart.sh into CHART.
+CHART=${BENCH_CHART:-$PWD/bench/results.svg}
+TABLE=${CHART%.svg}.txt
 BLAST=$PWD/build/blast
 . tests/integration/lib.sh
 require_root iperf3 ethtool socat
@@ -277,9 +284,11 @@ declare -A LABEL=(
 	[ipip6-pkt]="sitd ipip6, TSO on, -T packet"
 )
 declare -A MED CPU
-echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
-echo
-printf '%-32s %9s %17s %10s %9s %9s %6s\n' "row" "Gbit/s" "range" "CPU s/GB" "of it usr" "vs veth" "idle"
+{
+	echo "sitd benchmark: $(date -u +%F), $(nproc) cores, kernel $(uname -r), iperf3 -t $SECS x $RUNS, one stream, cubic"
+	echo
+	printf '%-32s %9s %17s %10s %9s %9s %6s\n' "row" "Gbit/s" "range" "CPU s/GB" "of it usr" "vs veth" "idle"
+} | tee "$TABLE"
 for r in $ROWS; do
 	: >"$LOGDIR/idle"
 	out=$(row_$r)
@@ -297,9 +306,10 @@ for r in $ROWS; do
 	CPU[$r]=$cpu
 	base=${MED[veth]:-}
 	printf '%-32s %9s %17s %10s %9s %9s %5s%%\n' "${LABEL[$r]}" "$med" "$lo - $hi" "$cpu" "$usr" \
-		"$([ -n "$base" ] && awk -v a="$med" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" "$idle"
+		"$([ -n "$base" ] && awk -v a="$med" -v b="$base" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" "$idle" |
+		tee -a "$TABLE"
 done
-echo
+echo | tee -a "$TABLE"
 ratio() { awk -v a="${MED[$1]:-0}" -v b="${MED[$2]:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # both ROW...: every row was measured in this run.
 both_rows() { for r in "$@"; do [ -n "${MED[$r]:-}" ] || return 1; done; }
@@ -359,3 +369,4 @@ if [ -f "$LOGDIR/many" ]; then
 fi
 RSS_KB=$(cat "$LOGDIR/rss" 2>/dev/null)
 [ -n "${RSS_KB:-}" ] && echo "sitd peak resident memory (VmHWM, last sitd row): ${RSS_KB} kB   (target < 16384)"
+bench/chart.sh "$TABLE" "$CHART"
