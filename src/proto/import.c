@@ -1230,6 +1230,15 @@ static void address_sections_once(struct imp *im, const struct unitfile *u)
 	}
 }
 
+/* Whether s[0..n) holds one of the bytes of set: a glob or a negation in [Match] Name=. */
+static bool strpbrk_n(const char *s, size_t n, const char *set)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strchr(set, s[i]))
+			return true;
+	return false;
+}
+
 static void network_read(struct imp *im, const struct unitfile *u, struct ndtunnel *t, unsigned nt)
 {
 	const char *file = u->f->name;
@@ -1273,9 +1282,10 @@ static void network_read(struct imp *im, const struct unitfile *u, struct ndtunn
 			if (!eq(en->val, en->vallen, t[k].name))
 				continue;
 			known = true;
-			if (!name || nmatch != 1 || !name_ok(name->val, name->vallen))
+			if (!name || nmatch != 1 || !name_ok(name->val, name->vallen) ||
+			    strpbrk_n(name->val, name->vallen, "*?[!"))
 				refuse(im, file, en->line, "Tunnel=%s: sitd's dev needs this file's "
-				       "[Match] to be one device's Name=", t[k].name);
+				       "[Match] to be one device's Name=, no pattern", t[k].name);
 			else if (t[k].dev_line)
 				refuse(im, file, en->line, "Tunnel=%s: already bound to %s (%s:%u)",
 				       t[k].name, t[k].dev, t[k].dev_file, t[k].dev_line);

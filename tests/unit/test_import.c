@@ -23,7 +23,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum kind { IFUPDOWN, NETWORKD };
-enum { FILES = 10, OUT_LEN = 16384, ERR_LEN = 8192 };
+enum { FILES = 12, OUT_LEN = 16384, ERR_LEN = 8192 };
 
 struct import_case {
 	const char *name;
@@ -747,8 +747,8 @@ static const struct import_case cases[] = {
 	  "sit1.network:16: [Route] with neither Destination= nor Gateway=\n"
 	  "sit1.network:17: section [DHCPv4] is not imported\n"
 	  "sit1.network:18: [DHCPv4] UseDNS= is not imported: sitd has no such setting\n" },
-	{ "networkd: refused: which .network goes where: no match, unknown Tunnel=, an underlay with no Name=, two .network files, a second binding, [Match] with more than Name=", NETWORKD,
-	  9, {
+	{ "networkd: refused: which .network goes where: no match, unknown Tunnel=, an underlay with no Name= or a pattern, two .network files, a second binding, [Match] with more than Name=", NETWORKD,
+	  11, {
 		{ "sit1.netdev",
 		  "[NetDev]\n"
 		  "Name=sit1\n"
@@ -779,6 +779,16 @@ static const struct import_case cases[] = {
 		  "MACAddress=02:00:00:00:00:01\n"
 		  "[Network]\n"
 		  "Tunnel=sit1\n", 0 },
+		{ "glob.network",
+		  "[Match]\n"
+		  "Name=eth*\n"
+		  "[Network]\n"
+		  "Tunnel=sit1\n", 0 },
+		{ "not.network",
+		  "[Match]\n"
+		  "Name=!eth0\n"
+		  "[Network]\n"
+		  "Tunnel=sit1\n", 0 },
 		{ "wlan0.network",
 		  "[Match]\n"
 		  "Name=wlan0\n"
@@ -806,7 +816,9 @@ static const struct import_case cases[] = {
 	  "eth0.network:5: Tunnel=sit9: no .netdev given names it\n"
 	  "eth0.network:6: Tunnel=sit2: the tunnel is Independent= (sit2.netdev:6)\n"
 	  "eth1.network:4: Tunnel=sit1: already bound to eth0 (eth0.network:4)\n"
-	  "mac.network:4: Tunnel=sit1: sitd's dev needs this file's [Match] to be one device's Name=\n"
+	  "mac.network:4: Tunnel=sit1: sitd's dev needs this file's [Match] to be one device's Name=, no pattern\n"
+	  "glob.network:4: Tunnel=sit1: sitd's dev needs this file's [Match] to be one device's Name=, no pattern\n"
+	  "not.network:4: Tunnel=sit1: sitd's dev needs this file's [Match] to be one device's Name=, no pattern\n"
 	  "wlan0.network:2: matches no tunnel of the .netdev files given, and names none in [Network] Tunnel=\n"
 	  "sit1-again.network:2: a second .network for tunnel sit1\n"
 	  "sit2.network:2: [Match] with more than Name=sit2 is not imported\n" },
