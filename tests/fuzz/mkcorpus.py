@@ -1016,6 +1016,34 @@ def privmsg_seeds():
         "short": privreq(PRIV["link-up"], ifindex=5)[:40],
     }
 
+# ---------------------------------------------------------------- fuzz_http
+
+def http_seeds():
+    """Request heads as curl, Prometheus and the tests' bad clients send them; -M words."""
+    host = b"Host: 127.0.0.1:9724\r\n"
+    return {
+        "prometheus": b"GET /metrics HTTP/1.1\r\n" + host +
+        b"User-Agent: Prometheus/2.42.0\r\nAccept: application/openmetrics-text;"
+        b"version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n"
+        b"Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n",
+        "curl": b"GET /metrics HTTP/1.1\r\n" + host + b"User-Agent: curl/7.88.1\r\nAccept: */*\r\n\r\n",
+        "http10-lf": b"GET /metrics HTTP/1.0\n\n",
+        "head": b"HEAD /metrics HTTP/1.1\r\n" + host + b"\r\n",
+        "query": b"GET /metrics?x=1 HTTP/1.1\r\n" + host + b"\r\n",
+        "not-found": b"GET / HTTP/1.1\r\n" + host + b"\r\n",
+        "post": b"POST /metrics HTTP/1.1\r\n" + host + b"Content-Length: 5\r\n\r\nhello",
+        "chunked": b"GET /metrics HTTP/1.1\r\n" + host + b"Transfer-Encoding: chunked\r\n\r\n",
+        "http2": b"GET /metrics HTTP/2.0\r\n\r\n",
+        "no-host": b"GET /metrics HTTP/1.1\r\n\r\n",
+        "folded": b"GET /metrics HTTP/1.1\r\n" + host + b" folded\r\n\r\n",
+        "absolute": b"GET http://127.0.0.1/metrics HTTP/1.1\r\n" + host + b"\r\n",
+        "partial": b"GET /metr",
+        "listen-port": b"9724",
+        "listen-v4": b"192.0.2.1:9724",
+        "listen-v6": b"[2001:db8::1]:9724",
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
@@ -1024,7 +1052,8 @@ def main():
                "fuzz_gro": gro_seeds(), "fuzz_privmsg": privmsg_seeds(),
                "fuzz_isatap_nd": isatap_nd_seeds(),
                "fuzz_import_ifupdown": import_ifupdown_seeds(),
-               "fuzz_import_networkd": import_networkd_seeds()}
+               "fuzz_import_networkd": import_networkd_seeds(),
+               "fuzz_http": http_seeds()}
     for target, seeds in targets.items():
         # fuzz_tx covers two outer families, the others one.
         assert len(seeds) < (40 if target == "fuzz_tx" else 32), target
