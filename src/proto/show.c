@@ -421,8 +421,7 @@ size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t,
 	return p.len;
 }
 
-/* The drops a worker counts before it knows the tunnel: these belong to the process. */
-static bool process_drop(int i)
+bool sitd_show_process_drop(int i)
 {
 	return i == SITD_DROP_rx_no_tunnel || i == SITD_DROP_rx_truncated;
 }
@@ -449,7 +448,7 @@ size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *s
 	for (int i = 0; i < SITD_DROP_MAX; i++) {
 		char fmt[64];
 
-		if (!process_drop(i))
+		if (!sitd_show_process_drop(i))
 			continue;
 		snprintf(fmt, sizeof(fmt), "  drop %s %%" PRIu64 "\n", sitd_drop_names[i]);
 		pr_u64(&p, sitd_drop_names[i], fmt, sp->stats->drop[i]);

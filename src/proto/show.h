@@ -43,6 +43,9 @@ struct sitd_show_process {
 	uint64_t netns_lost, netns_back;
 };
 
+/* The drops a worker counts before it knows the tunnel: these belong to the process. */
+bool sitd_show_process_drop(int reason);
+
 size_t sitd_show_status(char *buf, size_t cap, const struct sitd_show_process *p, bool json);
 
 #endif
