@@ -17,6 +17,7 @@
 #include "daemon/daemon.h"
 #include "os/log.h"
 #include "priv/priv.h"
+#include "proto/metrics.h"
 #include "proto/request.h"
 #include "proto/show.h"
 
@@ -187,6 +188,68 @@ static int req_monitor(struct server *s, struct control_client *c, const struct 
 	return 0;
 }
 
+#ifndef SITD_VERSION
+#define SITD_VERSION "unknown"
+#endif
+
+char *requests_metrics(struct server *s, size_t *len)
+{
+	unsigned n = daemon_count(s->d), nref;
+	struct sitd_metrics_tunnel *mt = calloc(n + 1, sizeof(*mt));
+	struct sitd_stats *stats = calloc(n + 1, sizeof(*stats)), st;
+	struct priv_refused ref[32];
+	char names[32][32], *out = NULL;
+	const char *rname[32];
+	uint64_t rcount[32];
+	struct sitd_metrics_process p = { .version = SITD_VERSION, .workers = daemon_workers(s->d),
+					  .stats = &st, .refused_names = rname,
+					  .refused_counts = rcount,
+					  .http = NULL };
+	size_t need;
+
+	if (!mt || !stats)
+		goto out;
+	daemon_stats(s->d, &st);
+	daemon_netlink_stats(s->d, &p.netlink_overruns, &p.netlink_resyncs);
+	nref = (unsigned)priv_refused(ref, sizeof(ref) / sizeof(ref[0]));
+	for (unsigned i = 0; i < nref; i++) {
+		priv_syscall_name(ref[i].nr, names[i], sizeof(names[i]));
+		rname[i] = names[i];
+		rcount[i] = ref[i].count;
+	}
+	p.nrefused = nref;
+	for (unsigned i = 0; i < n; i++) {
+		const struct tunnel *t = daemon_tunnel(s->d, i);
+
+		tunnel_stats(t, &stats[i]);
+		mt[i] = (struct sitd_metrics_tunnel){ .conf = tunnel_conf(t), .stats = &stats[i],
+						      .path_mtu = tunnel_path_mtu(t),
+						      .up = tunnel_up(t) };
+	}
+	/* Measured, then written: the counters may have moved, so room for that too. */
+	need = sitd_metrics_format(NULL, 0, &p, mt, n) + 4096;
+	out = malloc(need);
+	if (out) {
+		*len = sitd_metrics_format(out, need, &p, mt, n);
+		if (*len >= need) {
+			free(out);
+			out = NULL;
+		}
+	}
+out:
+	free(mt);
+	free(stats);
+	return out;
+}
+
+/* `sitd metrics`: the same text as GET /metrics. */
+static int req_metrics(struct server *s, struct control_client *c, const struct sitd_request *r)
+{
+	(void)r;
+	c->out = requests_metrics(s, &c->outlen);
+	return c->out ? 0 : requests_reply(c, "error: out of memory\n");
+}
+
 typedef int requests_fn(struct server *s, struct control_client *c, const struct sitd_request *r);
 
 /*
@@ -211,6 +274,8 @@ static requests_fn *handler(enum sitd_req kind)
 		return req_prl;
 	case SITD_REQ_MONITOR:
 		return req_monitor;
+	case SITD_REQ_METRICS:
+		return req_metrics;
 	case SITD_REQ_COUNT:
 		break;
 	}

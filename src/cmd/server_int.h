@@ -96,6 +96,12 @@ void watch_close_all(struct server *s);
 /* Answer c->in, a whole line, into c->out.  -ENOMEM when not even an error fits. */
 int requests_answer(struct server *s, struct control_client *c);
 
+/*
+ * Every counter in Prometheus' text format (metrics.h), `sitd metrics` and GET /metrics:
+ * a new string of *len bytes (NUL-terminated), the caller's to free; NULL: no memory.
+ */
+char *requests_metrics(struct server *s, size_t *len);
+
 /* c->out = a copy of text.  -ENOMEM: no answer. */
 int requests_reply(struct control_client *c, const char *text);
 

@@ -68,6 +68,8 @@ const struct sitd_conf *tunnel_req(const struct tunnel *t);
 const struct sitd_conf *tunnel_conf(const struct tunnel *t);
 void tunnel_stats(const struct tunnel *t, struct sitd_stats *s);
 uint32_t tunnel_path_mtu(const struct tunnel *t);
+/* The device is up (IFF_UP), as the link notifications last said. */
+bool tunnel_up(const struct tunnel *t);
 
 /* Counters of the process: packets that matched no tunnel, and the like. */
 void daemon_stats(const struct sitd_daemon *d, struct sitd_stats *s);

@@ -635,6 +635,11 @@ uint32_t tunnel_path_mtu(const struct tunnel *t)
 	return path_mtu_get(t);
 }
 
+bool tunnel_up(const struct tunnel *t)
+{
+	return READ_ONCE(t->up) != 0;
+}
+
 unsigned daemon_workers(const struct sitd_daemon *d)
 {
 	return d->nw;

@@ -26,6 +26,8 @@ const struct sitd_request_cmd sitd_request_cmds[SITD_REQ_COUNT] = {
 			   .root_only = true, .flags = "" },
 	[SITD_REQ_MONITOR] = { .kind = SITD_REQ_MONITOR, .name = "monitor", .usage = "[-j]",
 			       .flags = "j" },
+	[SITD_REQ_METRICS] = { .kind = SITD_REQ_METRICS, .name = "metrics", .usage = "",
+			       .flags = "" },
 };
 
 const struct sitd_request_cmd *sitd_request_cmd_find(const char *word, size_t len)

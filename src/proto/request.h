@@ -25,6 +25,7 @@ enum sitd_req {
 	SITD_REQ_6RD,		/* a tunnel's 6rd settings, as `ip tunnel 6rd` */
 	SITD_REQ_PRL,		/* an ISATAP tunnel's PRL, as `ip tunnel prl` */
 	SITD_REQ_MONITOR,	/* follow the events (event.h), -j as JSON lines */
+	SITD_REQ_METRICS,	/* every counter, in Prometheus' text format (metrics.h) */
 	SITD_REQ_COUNT		/* not a request: how many there are */
 };
 

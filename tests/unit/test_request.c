@@ -40,6 +40,7 @@ static const struct ok_case oks[] = {
 	  "prl dev isatap0 prl-default 192.0.2.254" },
 	{ "prl dev isatap0 prl-delete any", SITD_REQ_PRL, false, false, "",
 	  "prl dev isatap0 prl-delete 0.0.0.0" },
+	{ "metrics", SITD_REQ_METRICS, false, false, "", "metrics" },
 };
 
 static void accepted(void **state)
@@ -82,6 +83,8 @@ static const struct {
 	{ "sandbox -j", 0, "unexpected \"-j\"" },
 	{ "monitor -s", 0, "unexpected \"-s\"" },
 	{ "monitor sit1", 0, "unexpected \"sit1\"" },
+	{ "metrics -j", 0, "unexpected \"-j\"" },	/* one format: Prometheus' text */
+	{ "metrics sit1", 0, "unexpected \"sit1\"" },
 	{ "show\0sit1", 9, "unknown request \"show\"" },
 	{ "6rd 6rd-reset", 0, NULL },
 	{ "prl dev isatap0", 0, NULL },
