@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/wire.h"
+#include "proto/http.h"
 
 enum { SOCK_BUF = 4 << 20 };
 
@@ -330,6 +331,25 @@ int udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mod
 	if (fd < 0)
 		return fd;
 	if (udp_tx_setup(fd, pmtudisc_mode, csum) < 0)
+		return close_errno(fd);
+	return fd;
+}
+
+int tcp_listen(const struct sitd_listen *l, int backlog)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(l->port) };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(l->port) };
+	int fd = socket(l->family == 6 ? AF_INET6 : AF_INET,
+			SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), on = 1;
+
+	if (fd < 0)
+		return -errno;
+	memcpy(&a4.sin_addr, l->addr, 4);
+	memcpy(&a6.sin6_addr, l->addr, 16);
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
+	    (l->family == 6 ? bind(fd, (struct sockaddr *)&a6, sizeof(a6)) :
+			      bind(fd, (struct sockaddr *)&a4, sizeof(a4))) < 0 ||
+	    listen(fd, backlog) < 0)
 		return close_errno(fd);
 	return fd;
 }

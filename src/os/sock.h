@@ -56,6 +56,14 @@ int packet_tx_open(void);
 int ring_locked_open(struct sock_filter *f, unsigned n);
 int ring_map(int fd, uint8_t **map);
 
+/*
+ * -M's exporter: a TCP socket listening on l (SO_REUSEADDR, so that a restart need not
+ * wait for the last connections' TIME_WAIT), non-blocking, with room for `backlog`
+ * connections.  The monitor opens it before its own filter is in.  The fd, or -errno.
+ */
+struct sitd_listen;
+int tcp_listen(const struct sitd_listen *l, int backlog);
+
 /* Attach a classic BPF program (bpf.h) to fd, replacing the one it had: 0 or -errno. */
 int sock_filter_set(int fd, struct sock_filter *f, unsigned n);
 

@@ -38,6 +38,7 @@
 #include "os/tun.h"
 #include "priv/priv.h"
 #include "priv/privsep_int.h"
+#include "proto/http.h"
 #include "proto/privmsg.h"
 
 struct owned {
@@ -78,6 +79,9 @@ static struct {
 	const struct ctl_listener *ctl;
 	bool tx_packet, rx_ring;
 	unsigned workers;
+	/* -M: the exporter's socket (or why not, -errno), until it is handed over */
+	bool metrics, metrics_given;
+	int metrics_fd;
 	struct owned *dev;
 	size_t ndev, capdev;
 	struct sitd_conf *confs;		/* the configuration, as the monitor read it */
@@ -751,6 +755,18 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			return e;
 		*fd = packet_tx_open();
 		break;
+	case PRIV_METRICS_LISTEN:
+		if (!mon.metrics) {
+			log_warnx("monitor: metrics-listen refused: sitd runs without -M");
+			return -EPERM;
+		}
+		if (mon.metrics_given) {
+			log_warnx("monitor: metrics-listen refused: handed over already");
+			return -EPERM;
+		}
+		*fd = mon.metrics_fd;	/* an error, or the socket, which reply() closes here */
+		mon.metrics_given = true;
+		break;
 	case PRIV_RING_OPEN:
 		if ((e = grant(r, G_RING, mon.rx_ring && any_carries(SITD_OUTER_IPV4, r->proto),
 			       "sitd runs without -R ring, or no stanza receives that protocol")) < 0)
@@ -898,6 +914,12 @@ _Noreturn void monitor_run(int fd, pid_t child, const struct privsep_opts *o)
 	mon.ctl = o->ctl;
 	mon.tx_packet = o->tx_packet;
 	mon.rx_ring = o->rx_ring;
+	/*
+	 * -M: listened on now, before the monitor's filter, which therefore needs no
+	 * listen(), no IPv6 bind and no SO_REUSEADDR; the packet process gets it once.
+	 */
+	mon.metrics = o->metrics != NULL;
+	mon.metrics_fd = o->metrics ? tcp_listen(o->metrics, SITD_HTTP_BACKLOG) : -1;
 	/* As daemon_new() counts them: -w N, else one per CPU. */
 	mon.workers = o->workers ? o->workers : cpus > 0 ? (unsigned)cpus : 1;
 	if (set_confs(o->conf, o->n) < 0) {

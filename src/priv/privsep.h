@@ -49,6 +49,7 @@ struct privsep_opts {
 	const struct ctl_listener *ctl;
 	bool tx_packet, rx_ring;	/* -T packet, -R ring */
 	unsigned workers;		/* -w N, 0: one per CPU */
+	const struct sitd_listen *metrics;	/* -M, or NULL: no exporter socket granted */
 };
 
 /* Forks; returns 0 in the child.  The monitor never returns.  -errno on failure. */
@@ -80,6 +81,13 @@ int ps_icmp6_dev_open(unsigned ifindex);
 
 /* The -c file, opened read-only by the monitor (the packet process may not): fd or -errno. */
 int ps_config_open(void);
+
+/*
+ * -M's listening TCP socket (sock.h tcp_listen), which the monitor opened at its start
+ * where -M said, before its own filter: handed over once, then the monitor holds none.
+ * fd or -errno (-EPERM: no -M, or given already; else why it could not listen).
+ */
+int ps_metrics_listen(void);
 
 /* As link_set_mtu(), nl_link_up(), nl_addr(), ...: 0 or -errno. */
 int ps_link_set_mtu(const char *name, unsigned mtu);

@@ -184,6 +184,11 @@ int ps_config_open(void)
 	return call_type_fd(PRIV_CONFIG_OPEN);
 }
 
+int ps_metrics_listen(void)
+{
+	return call_type_fd(PRIV_METRICS_LISTEN);
+}
+
 int ps_link_set_mtu(const char *name, unsigned mtu)
 {
 	struct priv_req r = { .type = PRIV_LINK_MTU, .mtu = mtu };

@@ -42,6 +42,7 @@ static const struct {
 	[PRIV_RAW6_SEND_OPEN] = { "raw6-send-open", 0 },
 	[PRIV_NETNS_NL_OPEN] = { "netns-nl-open", F_NAME },
 	[PRIV_NETNS_CHECK] = { "netns-check", F_NAME },
+	[PRIV_METRICS_LISTEN] = { "metrics-listen", 0 },
 };
 
 const char *priv_type_name(unsigned type)

@@ -46,7 +46,9 @@ enum priv_type {
 	PRIV_NETNS_NL_OPEN,	/* name: link and address notifications from there -> fd */
 	PRIV_NETNS_CHECK,	/* name: 0 (the device's namespace is still the one named),
 				 * ENOENT (none named now), ESTALE (another one is) */
-	PRIV_TYPE_MAX = PRIV_NETNS_CHECK,
+	/* -M: the exporter's TCP socket, listening where -M says (the request says nothing) */
+	PRIV_METRICS_LISTEN,	/* -> fd, once */
+	PRIV_TYPE_MAX = PRIV_METRICS_LISTEN,
 };
 
 struct priv_req {

@@ -101,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PRIV_READY:
 	case PRIV_PACKET_TX_OPEN:
 	case PRIV_RAW6_SEND_OPEN:
+	case PRIV_METRICS_LISTEN:
 		/* Nothing but the type: every other byte zero. */
 		CHECK(all_zero((const uint8_t *)data + 2, size - 2));
 		break;

@@ -980,7 +980,7 @@ PRIV = {name: i + 1 for i, name in enumerate([
     "tun-open", "raw-open", "raw-send-open", "udp-rx-open", "udp-tx-open", "link-mtu",
     "link-up", "addr", "route", "isatap", "config-open", "ready", "packet-tx-open",
     "ring-open", "icmp6-dev-open", "raw6-open", "raw6-send-open", "netns-nl-open",
-    "netns-check"])}
+    "netns-check", "metrics-listen"])}
 
 
 def privmsg_seeds():
@@ -1012,6 +1012,7 @@ def privmsg_seeds():
         "raw6-send-open": privreq(PRIV["raw6-send-open"]),
         "netns-check": privreq(PRIV["netns-check"], name=b"sit1"),
         "link-up-netns": privreq(PRIV["link-up"], ifindex=2, name=b"sit1"),
+        "metrics-listen": privreq(PRIV["metrics-listen"]),
         "bad-name": privreq(PRIV["tun-open"], name=b"../x"),
         "short": privreq(PRIV["link-up"], ifindex=5)[:40],
     }

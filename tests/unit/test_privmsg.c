@@ -83,6 +83,7 @@ static struct priv_req valid(enum priv_type t)
 	case PRIV_READY:
 	case PRIV_PACKET_TX_OPEN:
 	case PRIV_RAW6_SEND_OPEN:
+	case PRIV_METRICS_LISTEN:
 		break;
 	}
 	return r;
@@ -261,6 +262,15 @@ static void test_raw6(void **state)
 	assert_string_equal(why_of(&r), "a field this request does not take is set");
 	assert_string_equal(priv_type_name(PRIV_RAW6_OPEN), "raw6-open");
 	assert_string_equal(priv_type_name(PRIV_RAW6_SEND_OPEN), "raw6-send-open");
+	/* -M's socket: the monitor listens where -M said; the request carries nothing. */
+	r = valid(PRIV_METRICS_LISTEN);
+	assert_null(why_of(&r));
+	r.port = 80;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	r = valid(PRIV_METRICS_LISTEN);
+	r.local = 0x7f000001;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	assert_string_equal(priv_type_name(PRIV_METRICS_LISTEN), "metrics-listen");
 }
 
 /*
@@ -274,7 +284,7 @@ static void test_unlocked_gone(void **state)
 		assert_string_not_equal(priv_type_name(t), "packet-open");
 		assert_string_not_equal(priv_type_name(t), "icmp6-open");
 	}
-	assert_int_equal(PRIV_TYPE_MAX, 19);
+	assert_int_equal(PRIV_TYPE_MAX, 20);
 }
 
 static void test_prefixes_and_routes(void **state)
