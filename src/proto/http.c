@@ -121,6 +121,7 @@ int sitd_http_parse(const char *buf, size_t len, struct sitd_http_req *r, char *
 {
 	struct line l = { .status = SITD_HTTP_200 };
 	unsigned hosts = 0;
+	bool body = false;
 	size_t pos = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -152,8 +153,11 @@ int sitd_http_parse(const char *buf, size_t len, struct sitd_http_req *r, char *
 				return bad(r, SITD_HTTP_400, err, errlen,
 					   "HTTP/1.1 without exactly one Host");
 			r->head = l.head;
+			/* Another path or method is said so, body or not; a GET has none. */
 			if (l.status != SITD_HTTP_200)
 				return bad(r, l.status, err, errlen, l.why);
+			if (body)
+				return bad(r, SITD_HTTP_400, err, errlen, "a body in a GET or HEAD");
 			r->status = SITD_HTTP_200;
 			return 0;
 		}
@@ -169,10 +173,9 @@ int sitd_http_parse(const char *buf, size_t len, struct sitd_http_req *r, char *
 			vlen--;
 		if (named(s, (size_t)(colon - s), "Host"))
 			hosts++;
-		else if (named(s, (size_t)(colon - s), "Transfer-Encoding"))
-			return bad(r, SITD_HTTP_400, err, errlen, "a body (Transfer-Encoding)");
-		else if (named(s, (size_t)(colon - s), "Content-Length") && !zeros(v, vlen))
-			return bad(r, SITD_HTTP_400, err, errlen, "a body (Content-Length)");
+		else if (named(s, (size_t)(colon - s), "Transfer-Encoding") ||
+			 (named(s, (size_t)(colon - s), "Content-Length") && !zeros(v, vlen)))
+			body = true;
 	}
 	/* Not whole yet: what came of the line cut short holds no control byte either. */
 	for (size_t i = pos; i < len; i++) {

@@ -47,6 +47,8 @@ static const struct head_case heads[] = {
 	{ "get /metrics HTTP/1.0\r\n\r\n", 0, SITD_HTTP_405, false },	/* case-sensitive */
 	{ "OPTIONS /metrics HTTP/1.0\r\n\r\n", 0, SITD_HTTP_405, false },
 	{ "POST /x HTTP/1.0\r\n\r\n", 0, SITD_HTTP_404, false },
+	{ "POST /metrics HTTP/1.1\r\n" H11 "Content-Length: 1\r\n\r\nx", 0, SITD_HTTP_405, false },
+	{ "PUT /x HTTP/1.1\r\n" H11 "Transfer-Encoding: chunked\r\n\r\n", 0, SITD_HTTP_404, false },
 	{ "GET /metrics HTTP/2.0\r\n\r\n", 0, SITD_HTTP_505, false },
 	{ "GET /metrics HTTP/0.9\r\n\r\n", 0, SITD_HTTP_505, false },
 	/* Malformed request lines */
