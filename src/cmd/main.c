@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "proto/cli.h"
+#include "proto/http.h"
 #include "proto/request.h"
 #include "cmd/client.h"
 #include "cmd/import.h"
@@ -54,6 +55,8 @@ static void usage(FILE *f)
 	      "         -R PATH  how protocol 41 and 4 arrive: raw (default: a raw socket) or\n"
 	      "                  ring (an AF_PACKET ring for packets over 128 bytes: faster,\n"
 	      "                  before netfilter; such a packet may wait up to 1 ms)\n"
+	      "         -M [ADDR:]PORT  serve GET /metrics (Prometheus) on ADDR (default\n"
+	      "                  127.0.0.1; [IPV6]:PORT for IPv6), the text of `sitd metrics`\n"
 	      "\n"
 	      "Creates TUN device NAME and runs the tunnel in the foreground, as\n"
 	      "`ip tunnel add NAME ...` would in the kernel.  SIGTERM leaves the device for the\n"
@@ -103,6 +106,19 @@ static bool path_of(char opt, const char *alt, const char *s)
 	exit(2);
 }
 
+/* -M [ADDR:]PORT: where the exporter listens (loopback when only a port). */
+static const struct sitd_listen *metrics_of(const char *s)
+{
+	static struct sitd_listen l;
+	char err[160];
+
+	if (sitd_listen_parse(s, &l, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sitd: %s\n", err);
+		exit(2);
+	}
+	return &l;
+}
+
 static int parse_options(int argc, char **argv, struct server_opts *o, const char **group)
 {
 	int i = 1;
@@ -119,7 +135,7 @@ static int parse_options(int argc, char **argv, struct server_opts *o, const cha
 			exit(0);
 		}
 		if (strcmp(a, "-c") && strcmp(a, "-S") && strcmp(a, "-u") && strcmp(a, "-G") &&
-		    strcmp(a, "-w") && strcmp(a, "-T") && strcmp(a, "-R")) {
+		    strcmp(a, "-w") && strcmp(a, "-T") && strcmp(a, "-R") && strcmp(a, "-M")) {
 			fprintf(stderr, "sitd: unknown option \"%s\"\nTry \"sitd help\".\n", a);
 			exit(2);
 		}
@@ -139,6 +155,8 @@ static int parse_options(int argc, char **argv, struct server_opts *o, const cha
 			o->tx_packet = path_of('T', "packet", argv[++i]);
 		else if (a[1] == 'R')
 			o->rx_ring = path_of('R', "ring", argv[++i]);
+		else if (a[1] == 'M')
+			o->metrics = metrics_of(argv[++i]);
 		else
 			*group = argv[++i];
 	}

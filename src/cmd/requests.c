@@ -204,7 +204,7 @@ char *requests_metrics(struct server *s, size_t *len)
 	struct sitd_metrics_process p = { .version = SITD_VERSION, .workers = daemon_workers(s->d),
 					  .stats = &st, .refused_names = rname,
 					  .refused_counts = rcount,
-					  .http = NULL };
+					  .http = s->http_fd >= 0 ? &s->http : NULL };
 	size_t need;
 
 	if (!mt || !stats)

@@ -107,6 +107,7 @@ size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap)
 	struct priv_req packet = { .type = PRIV_PACKET_TX_OPEN };
 	struct priv_req icmp6 = { .type = PRIV_ICMP6_DEV_OPEN, .ifindex = 1 };
 	struct priv_req raw_send = { .type = PRIV_RAW_SEND_OPEN };
+	struct priv_req metrics = { .type = PRIV_METRICS_LISTEN };
 	struct priv_req addr_lo = { .type = PRIV_ADDR, .ifindex = 1, .flag = 1,
 				    .route.dst = { .family = 6, .len = 128, .addr = { 0x20, 0x01, 0x0d, 0xb8 } } };
 	static const char junk[] = "not a request";
@@ -218,6 +219,9 @@ size_t sandbox_report(const struct sitd_daemon *d, char *buf, size_t cap)
 		     ps_raw_request(&udp53, sizeof(udp53)));
 	monitor_line(buf, cap, &len, "monitor: an ICMPv6 socket (no ISATAP stanza)",
 		     ps_raw_request(&icmp6, sizeof(icmp6)));
+	/* Without -M none; with it, given once at start: a second listener never. */
+	monitor_line(buf, cap, &len, "monitor: the -M socket (none, or given already)",
+		     ps_raw_request(&metrics, sizeof(metrics)));
 	/* Raw send sockets, one per worker, are opened at start only: asking on to the cap
 	 * takes nothing a later reload needs.  Each is closed at once. */
 	for (e = 0, r = 0; !e && r < 4096; r++)

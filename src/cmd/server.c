@@ -189,7 +189,7 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 	struct itimerspec tick = { .it_interval.tv_sec = 1, .it_value.tv_sec = 1 };
 	struct privsep_opts po = { .config = o->config, .load = monitor_load, .conf = c, .n = n,
 				   .ctl = &s->ctl, .tx_packet = o->tx_packet, .rx_ring = o->rx_ring,
-				   .workers = o->workers };
+				   .workers = o->workers, .metrics = o->metrics };
 	bool *ok = calloc(n, sizeof(*ok));
 	sigset_t set;
 	uid_t uid;
@@ -215,6 +215,14 @@ static void setup(struct server *s, const struct sitd_conf *c, unsigned n)
 		log_fatal_errno(-e, "cannot start the monitor");
 	}
 	priv_drop_child(uid, gid, s->monitor);
+	if (o->metrics) {
+		char where[64];
+
+		sitd_listen_format(o->metrics, where, sizeof(where));
+		if ((s->http_fd = ps_metrics_listen()) < 0)
+			log_fatal_errno(-s->http_fd, "-M %s: cannot listen", where);
+		log_info("metrics on http://%s/metrics", where);
+	}
 
 	s->sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
 	s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -266,7 +274,7 @@ static bool signal_trusted(struct server *s, const struct signalfd_siginfo *si)
 
 int server_main(const struct server_opts *o)
 {
-	struct server s = { .o = o };
+	struct server s = { .o = o, .http_fd = -1 };
 	struct sitd_conf *c;
 	unsigned n = 1;
 	char err[400];
@@ -288,25 +296,34 @@ int server_main(const struct server_opts *o)
 	ps_ready();
 
 	for (;;) {
-		struct pollfd p[CONTROL_CLIENTS_MAX + 5 + WATCH_CLIENTS_MAX];
-		unsigned np = s.nc, base = s.nc, nw;
+		struct pollfd p[CONTROL_CLIENTS_MAX + SITD_HTTP_CLIENTS_MAX + 6 + WATCH_CLIENTS_MAX];
+		unsigned nc = s.nc, np = s.nc + s.nhc, base = s.nc + s.nhc, nw;
 		struct signalfd_siginfo si;
-		/* Clients first (control_poll walks p[0 .. nc)), then the fixed ones. */
-		int timeout = control_pollfds(&s, p);
+		/* Clients first (control_poll walks p[0 .. nc), httpd_poll the -M ones after
+		 * them), then the fixed ones. */
+		int timeout = control_pollfds(&s, p), t2 = httpd_pollfds(&s, p + nc);
+
+		if (t2 >= 0 && (timeout < 0 || t2 < timeout))
+			timeout = t2;
 
 		p[np++] = (struct pollfd){ .fd = s.sig_fd, .events = POLLIN };
 		p[np++] = (struct pollfd){ .fd = s.tick_fd, .events = POLLIN };
 		p[np++] = (struct pollfd){ .fd = daemon_netlink_fd(s.d), .events = POLLIN };
 		/* At the cap, new clients wait in the backlog. */
 		p[np++] = (struct pollfd){ .fd = s.nc < CONTROL_CLIENTS_MAX ? s.ctl.fd : -1, .events = POLLIN };
-		/* `sitd monitor`: the daemon's events, then their clients. */
+		/* `sitd monitor`: the daemon's events; -M's socket, always: beyond its cap the
+		 * exporter answers 503 at once; then the monitor's clients. */
 		p[np++] = (struct pollfd){ .fd = daemon_events_fd(), .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = s.http_fd, .events = POLLIN };
 		nw = watch_pollfds(&s, p + np);
 		np += nw;
 		if (poll(p, np, timeout) < 0 && errno != EINTR)
 			log_warn("poll");
-		watch_poll(&s, p + base + 5, nw);
+		watch_poll(&s, p + base + 6, nw);
 		control_poll(&s, p);
+		httpd_poll(&s, p + nc);
+		if (p[base + 5].revents & POLLIN)
+			httpd_accept(&s);
 		if (p[base + 4].revents & POLLIN)
 			watch_events(&s);
 		if (p[base + 3].revents & POLLIN)
@@ -340,6 +357,7 @@ int server_main(const struct server_opts *o)
 			print_stats(&s);
 			control_close_all(&s);
 			watch_close_all(&s);
+			httpd_close_all(&s);
 			/* The monitor removes the control socket once this process is gone. */
 			daemon_free(s.d, term ? DAEMON_KEEP : DAEMON_DELETE);
 			return 0;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "core/conf.h"
+#include "proto/http.h"
 
 struct server_opts {
 	const char *config;		/* -c FILE, or NULL: the tunnel is `cli` */
@@ -21,6 +22,7 @@ struct server_opts {
 	unsigned workers;		/* -w N, 0: one per CPU */
 	bool tx_packet;			/* -T packet: outer packets through AF_PACKET */
 	bool rx_ring;			/* -R ring: received through an AF_PACKET ring */
+	const struct sitd_listen *metrics;	/* -M [ADDR:]PORT, or NULL: no exporter */
 };
 
 /* Runs until stopped; returns the exit status. */

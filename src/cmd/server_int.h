@@ -15,6 +15,7 @@
 
 #include "cmd/server.h"
 #include "os/ctl.h"
+#include "proto/http.h"
 
 struct sitd_daemon;
 
@@ -48,6 +49,16 @@ struct watch_client {
 	size_t len;
 };
 
+/* One client of -M's exporter: its request head coming in, then its answer going out. */
+struct httpd_client {
+	int fd;
+	int64_t deadline;		/* ms, CLOCK_MONOTONIC */
+	size_t inlen;
+	char in[SITD_HTTP_HEAD_MAX];
+	char *out;			/* head and body, once the request is in */
+	size_t outlen, outoff;
+};
+
 struct server {
 	const struct server_opts *o;
 	struct sitd_daemon *d;
@@ -60,6 +71,11 @@ struct server {
 	unsigned nw;
 	size_t watch_queue;		/* WATCH_QUEUE, or the test knob's */
 	uint64_t watch_dropped;		/* clients dropped for not reading */
+	/* -M (httpd.c): the listening socket (-1: none), its clients, what it counted */
+	int http_fd;
+	struct httpd_client hc[SITD_HTTP_CLIENTS_MAX];
+	unsigned nhc;
+	struct sitd_http_stats http;
 };
 
 /* ---- control.c ---- */
@@ -90,6 +106,18 @@ void watch_poll(struct server *s, const struct pollfd *p, unsigned n);
 void watch_events(struct server *s);
 
 void watch_close_all(struct server *s);
+/* ---- httpd.c: -M's exporter, on the same loop ---- */
+
+/* The clients' pollfds into p[0 .. s->nhc); the poll timeout (ms, -1: none) they allow. */
+int httpd_pollfds(const struct server *s, struct pollfd *p);
+
+/* After poll(): serve the clients of p[0 .. nhc), closing those done or past their deadline. */
+void httpd_poll(struct server *s, struct pollfd *p);
+
+/* Take the waiting connections; beyond the cap each is answered 503 and closed. */
+void httpd_accept(struct server *s);
+
+void httpd_close_all(struct server *s);
 
 /* ---- requests.c ---- */
 
