@@ -10,13 +10,14 @@
 require_root ping python3
 
 # sockets PID: one line per socket of the packet process, "TABLE PROTO-OR-PORT", sorted;
-# for packet its protocol (hex ethertype), raw and raw6 their protocol, udp its port.
+# for packet its protocol (hex ethertype), raw and raw6 their protocol, udp and tcp
+# their port.
 sockets() {
 	local pp inode
 	pp=$(packet_pid "$1")
 	for inode in $(find /proc/"$pp"/fd -lname 'socket:*' -printf '%l\n' | tr -dc '0-9\n'); do
 		awk -v i="$inode" '$9 == i { print "packet " $4 }' /proc/"$pp"/net/packet
-		for t in raw raw6 udp udp6; do
+		for t in raw raw6 udp udp6 tcp tcp6; do
 			awk -v i="$inode" -v t=$t 'NR > 1 && $10 == i { split($2, a, ":"); print t " " a[2] }' \
 				/proc/"$pp"/net/$t | while read -r tab hex; do echo "$tab $((16#$hex))"; done
 		done
@@ -51,6 +52,17 @@ SITD_OPTS="-w 2 -T packet -R ring" setup_tunnel sit
 expect_eq "-T packet -R ring: AF_PACKET for sending per worker and one ring" \
 	"$(sockets "$PID_A")" "packet 0000 x2,packet 0800 x1,raw 255 x2,raw 41 x1"
 check "... and it carries traffic" na ping -6 -c 2 -i 0.2 -W 2 -q -s 1000 $B6
+teardown
+
+# -M: one TCP socket, listening on its port; without -M (above) none.
+setup_pair
+SITD_OPTS="-w 2 -M 9724" setup_tunnel sit
+expect_eq "-M 9724: + one TCP socket, on port 9724" "$(sockets "$PID_A")" "raw 255 x2,raw 41 x1,tcp 9724 x1"
+check "... listening" bash -c "ip netns exec $NS_A ss -Hltn 'sport = :9724' | grep -q LISTEN"
+# 9724 is 25FC: the socket's inode, which the monitor, having handed it over, holds not.
+inode=$(awk 'NR > 1 && $2 ~ /:25FC$/ && $4 == "0A" { print $10 }' /proc/"$(packet_pid "$PID_A")"/net/tcp)
+check "... which the monitor handed over and holds no more" \
+	bash -c "[ -n '$inode' ] && ! find /proc/$PID_A/fd -lname 'socket:\[$inode\]' | grep -q ."
 teardown
 
 # ISATAP: one ICMPv6 socket (protocol 58) for its solicitations, bound to its device.
