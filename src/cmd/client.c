@@ -25,6 +25,24 @@ bool client_is_command(const char *word)
 	return sitd_request_cmd_find(word, strlen(word)) != NULL;
 }
 
+/* How many control sockets the directory holds. */
+static unsigned count_sockets(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		n += l >= 6 && !strcmp(e->d_name + l - 5, ".sock");
+	}
+	closedir(d);
+	return n;
+}
+
 /* One daemon asked, its answer printed: 0, or -errno (said on stderr). */
 static int ask(const char *path, const char *request)
 {
@@ -131,6 +149,12 @@ int client_main(const char *ctl_path, int argc, const char *const *argv)
 	if ((rc = ctl_dir(dir, sizeof(dir))) < 0) {
 		fprintf(stderr, "sitd: cannot name this namespace's control directory: %s\n",
 			strerror(-rc));
+		return 1;
+	}
+	/* Two expositions one after the other are no exposition: each family twice. */
+	if (r.kind == SITD_REQ_METRICS && (rc = (int)count_sockets(dir)) > 1) {
+		fprintf(stderr, "sitd: metrics: %d sitd run in this network namespace; name one with "
+			"-S PATH (each answers for itself)\n", rc);
 		return 1;
 	}
 	d = opendir(dir);

@@ -287,4 +287,27 @@ check "... and leaves no device" bash -c "! ip -n $NS_A link show sit9 >/dev/nul
 expect_eq "-M with no port: refused" "$(na "$SITD" -M 192.0.2.1 sit9 remote $B4 2>&1 >/dev/null; echo "rc $?")" \
 	'sitd: -M takes PORT, A.B.C.D:PORT or [IPV6]:PORT (PORT 1..65535), not "192.0.2.1"
 rc 2'
+teardown
+
+# Without -S the client asks every sitd of the namespace: for metrics, two daemons would
+# print each family twice, so it asks for -S instead (default socket paths here).
+setup_pair
+NSDIR=/run/sitd/ns-$(ip netns exec "$NS_A" stat -L -c %i /proc/self/ns/net)
+for t in sit7 sit8; do
+	: >"$LOGDIR/$t.log"
+	ip netns exec "$NS_A" "$SITD" $t mode sit remote $B4 local $A4 ttl $([ $t = sit7 ] && echo 64 || echo 65) \
+		2>>"$LOGDIR/$t.log" &
+	SITD_PIDS+=("$!")
+	SITD_LOG[$!]=$LOGDIR/$t.log
+done
+for _ in $(seq 50); do [ -S "$NSDIR/sit7.sock" ] && [ -S "$NSDIR/sit8.sock" ] && break; sleep 0.1; done
+out=$(na "$SITD" metrics 2>&1)
+expect_eq "two sitd, no -S: metrics refused, saying why" "$out" \
+	"sitd: metrics: 2 sitd run in this network namespace; name one with -S PATH (each answers for itself)"
+check "... with -S, one whole exposition ($(na "$SITD" -S "$NSDIR/sit8.sock" metrics >"$LOGDIR/m8.txt"; parse "$LOGDIR/m8.txt"))" \
+	parse "$LOGDIR/m8.txt"
+check "... of that sitd's tunnel" grep -q '^sitd_tunnel_up{tunnel="sit8",' "$LOGDIR/m8.txt"
+stop_daemons
+rm -f "$NSDIR/sit7.sock" "$NSDIR/sit8.sock"
+rmdir "$NSDIR" 2>/dev/null
 finish
