@@ -163,8 +163,9 @@ void httpd_poll(struct server *s, struct pollfd *p)
 		struct httpd_client *c = &s->hc[i];
 		bool keep = true;
 
-		if (p[i].revents & (POLLERR | POLLNVAL)) {
-			keep = false;
+		if ((p[i].revents & (POLLERR | POLLNVAL)) ||
+		    (c->out && (p[i].revents & POLLHUP))) {
+			keep = false;	/* gone: an answer could not reach it */
 		} else if (!c->out && (p[i].revents & (POLLIN | POLLHUP))) {
 			keep = client_read(s, c);
 			/* An answer made just now may go out at once (most fit the socket buffer). */
