@@ -211,6 +211,10 @@ char *requests_metrics(struct server *s, size_t *len)
 		goto out;
 	daemon_stats(s->d, &st);
 	daemon_netlink_stats(s->d, &p.netlink_overruns, &p.netlink_resyncs);
+	daemon_netns_stats(s->d, &p.netns_lost, &p.netns_back);
+	p.monitor_clients = s->nw;
+	p.monitor_dropped = s->watch_dropped;
+	p.events_lost = daemon_events_lost();
 	nref = (unsigned)priv_refused(ref, sizeof(ref) / sizeof(ref[0]));
 	for (unsigned i = 0; i < nref; i++) {
 		priv_syscall_name(ref[i].nr, names[i], sizeof(names[i]));

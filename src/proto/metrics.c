@@ -186,6 +186,19 @@ static void process(struct mo *m, const struct sitd_metrics_process *p, unsigned
 	family(m, "sitd_netlink_resyncs_total", "counter",
 	       "links, addresses and routes dumped again after lost notifications");
 	sample(m, "sitd_netlink_resyncs_total", "", p->netlink_resyncs);
+	family(m, "sitd_monitor_clients", "gauge", "clients following `sitd monitor`");
+	sample(m, "sitd_monitor_clients", "", p->monitor_clients);
+	family(m, "sitd_monitor_dropped_total", "counter",
+	       "`sitd monitor` clients dropped for leaving their events unread");
+	sample(m, "sitd_monitor_dropped_total", "", p->monitor_dropped);
+	family(m, "sitd_events_lost_total", "counter", "events lost to a full daemon queue");
+	sample(m, "sitd_events_lost_total", "", p->events_lost);
+	family(m, "sitd_netns_lost_total", "counter",
+	       "netns tunnels whose namespace was seen gone (the tunnel down)");
+	sample(m, "sitd_netns_lost_total", "", p->netns_lost);
+	family(m, "sitd_netns_back_total", "counter",
+	       "netns tunnels started again in their namespace come back");
+	sample(m, "sitd_netns_back_total", "", p->netns_back);
 	family(m, "sitd_seccomp_refused_total", "counter",
 	       "system calls the seccomp filter refused, by name (each one a finding)");
 	for (unsigned i = 0; i < p->nrefused; i++) {

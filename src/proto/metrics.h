@@ -35,6 +35,9 @@ struct sitd_metrics_process {
 	const uint64_t *refused_counts;
 	unsigned nrefused;
 	uint64_t netlink_overruns, netlink_resyncs;
+	/* `sitd monitor`'s clients now, those dropped, events lost; netns gone and back */
+	unsigned monitor_clients;
+	uint64_t monitor_dropped, events_lost, netns_lost, netns_back;
 	const struct sitd_http_stats *http;	/* -M's exporter; NULL: not listening */
 };
 

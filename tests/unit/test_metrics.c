@@ -99,6 +99,8 @@ static size_t format_all(char *out, size_t cap, bool with_http)
 					  .refused_names = refused_names,
 					  .refused_counts = refused_counts, .nrefused = 1,
 					  .netlink_overruns = 5, .netlink_resyncs = 6,
+					  .monitor_clients = 2, .monitor_dropped = 3, .events_lost = 4,
+					  .netns_lost = 7, .netns_back = 8,
 					  .http = with_http ? &http : NULL };
 
 	setup_confs();
@@ -191,9 +193,9 @@ static void families_once(void **state)
 		*e = '\n';
 		l = e + 1;
 	}
-	/* 6 process families and 2 of HTTP, 3 gauges, the counters, the drops */
-	assert_int_equal(nfam, 8 + 3 + ARRAY_SIZE(ctrs) + 1);
-	assert_int_equal(samples, 5 + 1 + SITD_HTTP_STATUS_MAX + 1 + 3 * 3 +
+	/* 11 process families and 2 of HTTP, 3 gauges, the counters, the drops */
+	assert_int_equal(nfam, 13 + 3 + ARRAY_SIZE(ctrs) + 1);
+	assert_int_equal(samples, 10 + 1 + SITD_HTTP_STATUS_MAX + 1 + 3 * 3 +
 				  3 * ARRAY_SIZE(ctrs) + 2 + 3 * SITD_DROP_MAX);
 }
 
@@ -227,6 +229,11 @@ static void label_sets(void **state)
 	has_line(buf, "sitd_workers 2");
 	has_line(buf, "sitd_netlink_overruns_total 5");
 	has_line(buf, "sitd_netlink_resyncs_total 6");
+	has_line(buf, "sitd_monitor_clients 2");
+	has_line(buf, "sitd_monitor_dropped_total 3");
+	has_line(buf, "sitd_events_lost_total 4");
+	has_line(buf, "sitd_netns_lost_total 7");
+	has_line(buf, "sitd_netns_back_total 8");
 	has_line(buf, "sitd_seccomp_refused_total{syscall=\"ptrace\"} 3");
 	has_line(buf, "# TYPE sitd_drops_total counter");
 	has_line(buf, "# TYPE sitd_tunnel_up gauge");
