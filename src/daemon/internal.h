@@ -19,6 +19,7 @@
 #include "daemon/daemon.h"
 #include "daemon/qsbr.h"
 #include "core/gro.h"
+#include "core/hindex.h"
 #include "core/icmp.h"
 #include "core/icmperr.h"
 #include "core/ratelimit.h"
@@ -161,6 +162,7 @@ struct tunnel {
 	struct mnl_socket *nsnl;
 	int ns_at;			/* its fd; -1: sitd's namespace */
 	bool ns_gone;
+	bool leaving;			/* daemon_remove: out of the list in one pass */
 };
 
 /* The socket the device's MTU, flags and index are read through (tun.h *_at): the
@@ -243,6 +245,12 @@ struct sitd_daemon {
 	struct worker **w;
 	struct tunnel **t;		/* running tunnels, control thread only */
 	unsigned n, cap;
+	/* d->t by name and by ifindex (tunnel.c's reindex, read by linkwatch.c too); idx_ok
+	 * false: none, scan d->t. */
+	struct sitd_hindex by_name, by_ifindex;
+	struct sitd_hslot *idx_mem;	/* both indexes' slots, idx_slots each */
+	uint32_t idx_slots;
+	bool idx_ok;
 	struct outer *outers;
 	struct outer_ring *rings_retired;	/* unwatched, to close after a grace period */
 	unsigned next_tun_worker, next_udp_worker;

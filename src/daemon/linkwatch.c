@@ -29,14 +29,26 @@
 
 /* ---- link notifications ---------------------------------------------------------- */
 
-/* The tunnel of device ifindex: in d->scope's namespace while its socket is read, else
- * in sitd's, where no netns tunnel's device is (its ifindex is another namespace's). */
+/*
+ * The tunnel of device ifindex: in d->scope's namespace while its socket is read, else
+ * in sitd's, where no netns tunnel's device is (its ifindex is another namespace's).
+ * Through tunnel.c's index (reindex): a link dump of N devices, or a burst of N
+ * notifications, costs O(N), not O(N^2).
+ */
 static struct tunnel *by_ifindex(struct sitd_daemon *d, unsigned ifindex)
 {
+	uint32_t h = sitd_hash_u32(ifindex), pos = 0, i;
+
 	if (d->scope)
 		return d->scope->ifindex == ifindex ? d->scope : NULL;
-	for (unsigned i = 0; i < d->n; i++)
-		if (d->t[i]->ifindex == ifindex && !d->t[i]->nsnl)
+	if (!d->idx_ok) {
+		for (i = 0; i < d->n; i++)
+			if (d->t[i]->ifindex == ifindex && !d->t[i]->nsnl)
+				return d->t[i];
+		return NULL;
+	}
+	while ((i = sitd_hindex_next(&d->by_ifindex, h, &pos)) != SITD_HINDEX_NONE)
+		if (i < d->n && d->t[i]->ifindex == ifindex && !d->t[i]->nsnl)
 			return d->t[i];
 	return NULL;
 }

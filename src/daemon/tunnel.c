@@ -317,15 +317,58 @@ static unsigned outer_count(const struct sitd_daemon *d)
 	return n;
 }
 
+/*
+ * d->t by name and by ifindex, with room for `more` tunnels put later (index_put).  Done
+ * once per batch, not per tunnel: 10 000 tunnels from one file would otherwise cost
+ * O(N^2) name comparisons.  Without memory, lookups scan d->t (idx_ok false).
+ */
+static void index_put(struct sitd_daemon *d, unsigned i)
+{
+	const struct tunnel *t = d->t[i];
+
+	if (d->idx_ok && (sitd_hindex_put(&d->by_name, sitd_hash_name(t->conf.name), i) < 0 ||
+			  sitd_hindex_put(&d->by_ifindex, sitd_hash_u32(t->ifindex), i) < 0))
+		d->idx_ok = false;
+}
+
+static void reindex(struct sitd_daemon *d, unsigned more)
+{
+	uint32_t slots = sitd_hindex_slots(d->n + more);
+
+	d->idx_ok = false;
+	if (!slots)
+		return;
+	if (slots > d->idx_slots) {
+		struct sitd_hslot *m = realloc(d->idx_mem, 2 * (size_t)slots * sizeof(*m));
+
+		if (!m)
+			return;
+		d->idx_mem = m;
+		d->idx_slots = slots;
+	}
+	sitd_hindex_init(&d->by_name, d->idx_mem, slots);
+	sitd_hindex_init(&d->by_ifindex, d->idx_mem + slots, slots);
+	d->idx_ok = true;
+	for (unsigned i = 0; i < d->n; i++)
+		index_put(d, i);
+}
+
+/* Out of d->t: those marked `leaving`, in one pass. */
+static void forget_marked(struct sitd_daemon *d)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < d->n; i++)
+		if (!d->t[i]->leaving)
+			d->t[k++] = d->t[i];
+	d->n = k;
+	reindex(d, 0);
+}
+
 static void forget(struct sitd_daemon *d, struct tunnel *t)
 {
-	for (unsigned i = 0; i < d->n; i++) {
-		if (d->t[i] == t) {
-			memmove(&d->t[i], &d->t[i + 1], (d->n - i - 1) * sizeof(d->t[0]));
-			d->n--;
-			return;
-		}
-	}
+	t->leaving = true;
+	forget_marked(d);
 }
 
 /* Register a published tunnel with the worker that reads its device. */
@@ -444,14 +487,17 @@ unsigned daemon_add(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n
 			ok[i] = false;
 		return n;
 	}
+	reindex(d, n);
 	for (unsigned i = 0; i < n; i++) {
 		if (daemon_find(d, c[i].name)) {
 			log_warnx("%s: a tunnel of that name is running", c[i].name);
 			continue;
 		}
 		added[i] = tunnel_open(d, &c[i], &closing);
-		if (added[i])
+		if (added[i]) {
 			d->t[d->n++] = added[i];
+			index_put(d, d->n - 1);
+		}
 	}
 	(void)publish(d, added, n, &old, &nold, &closing);
 	for (unsigned i = 0; i < n; i++) {
@@ -511,7 +557,7 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 		if (!t)
 			continue;
 		tunnel_detach(d, t);
-		forget(d, t);
+		t->leaving = true;	/* out of d->t below, all at once */
 		outer_put(d, t->path[0], &closing);
 		outer_put(d, t->path[1], &closing);
 		gone[ngone++] = t;
@@ -524,6 +570,7 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 			}
 		}
 	}
+	forget_marked(d);
 	/* Fewer tunnels cannot clash; without memory the old tables stay, naming the removed
 	 * ones, which then stay allocated (their devices closed) rather than be freed. */
 	old = NULL;
@@ -607,8 +654,16 @@ struct tunnel *daemon_tunnel(const struct sitd_daemon *d, unsigned i)
 
 struct tunnel *daemon_find(const struct sitd_daemon *d, const char *name)
 {
-	for (unsigned i = 0; i < d->n; i++)
-		if (!strcmp(d->t[i]->conf.name, name))
+	uint32_t h = sitd_hash_name(name), pos = 0, i;
+
+	if (!d->idx_ok) {
+		for (i = 0; i < d->n; i++)
+			if (!strcmp(d->t[i]->conf.name, name))
+				return d->t[i];
+		return NULL;
+	}
+	while ((i = sitd_hindex_next(&d->by_name, h, &pos)) != SITD_HINDEX_NONE)
+		if (i < d->n && !strcmp(d->t[i]->conf.name, name))
 			return d->t[i];
 	return NULL;
 }
@@ -780,6 +835,7 @@ void daemon_free(struct sitd_daemon *d, enum daemon_end end)
 	linkwatch_close(d);
 	free(d->host6);
 	free(d->prev);
+	free(d->idx_mem);
 	free(d->t);
 	free(d);
 }
