@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "core/bpf.h"
+#include "core/hindex.h"
 #include "os/file.h"
 #include "os/log.h"
 #include "os/netns.h"
@@ -93,6 +94,87 @@ static struct {
 	bool setns;			/* CAP_SYS_ADMIN kept: a stanza had netns at start */
 } mon = { .home = -1 };
 
+/*
+ * The stanzas by name, the devices by name and by ifindex (core/hindex.h): each of 10 000
+ * tunnels' requests finds its own in O(1), not in a scan of all.  Without memory
+ * (ok false), a scan.
+ */
+struct idx {
+	struct sitd_hindex x;
+	struct sitd_hslot *mem;
+	uint32_t slots;
+	bool ok;
+};
+
+static struct idx conf_idx, devname_idx, devif_idx;
+
+static void idx_reset(struct idx *ix, uint32_t n)
+{
+	uint32_t s = sitd_hindex_slots(n);
+
+	ix->ok = false;
+	if (!s)
+		return;
+	if (s > ix->slots) {
+		struct sitd_hslot *m = realloc(ix->mem, s * sizeof(*m));
+
+		if (!m)
+			return;
+		ix->mem = m;
+		ix->slots = s;
+	}
+	sitd_hindex_init(&ix->x, ix->mem, s);
+	ix->ok = true;
+}
+
+static void idx_put(struct idx *ix, uint32_t hash, uint32_t i)
+{
+	if (ix->ok && sitd_hindex_put(&ix->x, hash, i) < 0)
+		ix->ok = false;
+}
+
+/* The first device named `name` (by_name) or of ifindex `ifindex` in the monitor's own
+ * namespace (a netns device's ifindex is its namespace's), or mon.ndev. */
+static size_t dev_find(const char *name, unsigned ifindex)
+{
+	uint32_t pos = 0, i;
+	size_t k;
+
+	if (name && devname_idx.ok) {
+		while ((i = sitd_hindex_next(&devname_idx.x, sitd_hash_name(name), &pos)) != SITD_HINDEX_NONE)
+			if (i < mon.ndev && !strcmp(mon.dev[i].name, name))
+				return i;
+		return mon.ndev;
+	}
+	if (!name && devif_idx.ok) {
+		while ((i = sitd_hindex_next(&devif_idx.x, sitd_hash_u32(ifindex), &pos)) != SITD_HINDEX_NONE)
+			if (i < mon.ndev && mon.dev[i].ifindex == ifindex && !mon.dev[i].netns)
+				return i;
+		return mon.ndev;
+	}
+	for (k = 0; k < mon.ndev; k++)
+		if (name ? !strcmp(mon.dev[k].name, name) :
+			   mon.dev[k].ifindex == ifindex && !mon.dev[k].netns)
+			break;
+	return k;
+}
+
+/* Device i got its name and ifindex: into both indexes (stale keys stay, compared away). */
+static void dev_index(size_t i)
+{
+	idx_put(&devname_idx, sitd_hash_name(mon.dev[i].name), (uint32_t)i);
+	idx_put(&devif_idx, sitd_hash_u32(mon.dev[i].ifindex), (uint32_t)i);
+	if (devname_idx.ok && devif_idx.ok)
+		return;
+	/* Full of stale keys, or new: anew, with room to grow. */
+	idx_reset(&devname_idx, (uint32_t)(2 * mon.ndev));
+	idx_reset(&devif_idx, (uint32_t)(2 * mon.ndev));
+	for (size_t k = 0; k < mon.ndev; k++) {
+		idx_put(&devname_idx, sitd_hash_name(mon.dev[k].name), (uint32_t)k);
+		idx_put(&devif_idx, sitd_hash_u32(mon.dev[k].ifindex), (uint32_t)k);
+	}
+}
+
 /* A new configuration: the caps count from zero (a reload reopens what changed). */
 static int set_confs(const struct sitd_conf *c, unsigned n)
 {
@@ -107,6 +189,9 @@ static int set_confs(const struct sitd_conf *c, unsigned n)
 	free(mon.confs);
 	mon.confs = copy;
 	mon.nconfs = n;
+	idx_reset(&conf_idx, n);
+	for (unsigned i = 0; i < n; i++)
+		idx_put(&conf_idx, sitd_hash_name(copy[i].name), i);
 	memset(mon.granted, 0, sizeof(mon.granted));
 	memset(mon.capped, 0, sizeof(mon.capped));
 	return 0;
@@ -114,6 +199,14 @@ static int set_confs(const struct sitd_conf *c, unsigned n)
 
 static const struct sitd_conf *conf_named(const char *name)
 {
+	uint32_t pos = 0, k;
+
+	while (conf_idx.ok &&
+	       (k = sitd_hindex_next(&conf_idx.x, sitd_hash_name(name), &pos)) != SITD_HINDEX_NONE)
+		if (k < mon.nconfs && !strcmp(mon.confs[k].name, name))
+			return &mon.confs[k];
+	if (conf_idx.ok)
+		return NULL;
 	for (unsigned i = 0; i < mon.nconfs; i++)
 		if (!strcmp(mon.confs[i].name, name))
 			return &mon.confs[i];
@@ -418,10 +511,9 @@ static int ns_open(const struct sitd_conf *c)
 /* A TUN device the monitor opened, by index or by name, and still the same device. */
 static struct owned *owned_entry(const char *name)
 {
-	for (size_t i = 0; i < mon.ndev; i++)
-		if (!strcmp(mon.dev[i].name, name))
-			return &mon.dev[i];
-	return NULL;
+	size_t i = dev_find(name, 0);
+
+	return i < mon.ndev ? &mon.dev[i] : NULL;
 }
 
 /* One in sitd's own namespace, by index: requests without a device name. */
@@ -429,10 +521,11 @@ static const char *owned_index(unsigned ifindex)
 {
 	char now[IF_NAMESIZE];
 
-	for (size_t i = 0; i < mon.ndev; i++)
-		if (!mon.dev[i].netns && mon.dev[i].ifindex == ifindex)
-			return if_indextoname(ifindex, now) && !strcmp(now, mon.dev[i].name) ?
-				       mon.dev[i].name : NULL;
+	size_t i = dev_find(NULL, ifindex);
+
+	if (i < mon.ndev)
+		return if_indextoname(ifindex, now) && !strcmp(now, mon.dev[i].name) ?
+			       mon.dev[i].name : NULL;
 	return NULL;
 }
 
@@ -463,12 +556,10 @@ static struct owned *owned_enter(const char *name, unsigned ifindex)
 static void own(const char *name, int nsfd)
 {
 	unsigned ifindex = if_nametoindex(name);
-	size_t i;
+	size_t i = dev_find(name, 0), j = dev_find(NULL, ifindex);
 
-	for (i = 0; i < mon.ndev; i++)
-		if (!strcmp(mon.dev[i].name, name) ||
-		    (nsfd < 0 && !mon.dev[i].netns && mon.dev[i].ifindex == ifindex))
-			break;
+	if (nsfd < 0 && j < i)
+		i = j;	/* the first with either, as a scan finds it */
 	if (i == mon.ndev) {
 		if (mon.ndev == mon.capdev) {
 			size_t cap = mon.capdev ? mon.capdev * 2 : 64;
@@ -493,6 +584,7 @@ static void own(const char *name, int nsfd)
 	if (nsfd >= 0 && netns_id(nsfd, &mon.dev[i].ns_dev, &mon.dev[i].ns_ino) < 0)
 		mon.dev[i].gone = true;
 	snprintf(mon.dev[i].name, sizeof(mon.dev[i].name), "%s", name);
+	dev_index(i);
 }
 
 /*
