@@ -95,13 +95,17 @@ static bool client_read(struct server *s, struct control_client *c)
 	return true;
 }
 
-static bool client_write(struct control_client *c)
+/* A streamed answer (show of every tunnel) is made a part at a time, each once the last
+ * went out: the next poll sends it, so other clients take turns. */
+static bool client_write(struct server *s, struct control_client *c)
 {
 	ssize_t n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
 	c->outoff += (size_t)n;
+	if (c->outoff == c->outlen && c->more && requests_more(s, c) < 0)
+		return false;
 	return c->outoff < c->outlen;
 }
 
@@ -123,11 +127,11 @@ void control_poll(struct server *s, struct pollfd *p)
 				keep = false;
 			}
 		} else if (c->out && (p[i].revents & POLLOUT)) {
-			keep = client_write(c);
+			keep = client_write(s, c);
 		}
 		/* An answer made just now may go out at once (most fit the socket buffer). */
 		if (keep && c->out && c->outoff == 0 && c->outlen)
-			keep = client_write(c);
+			keep = client_write(s, c);
 		else if (keep && c->out && !c->outlen)
 			keep = false;
 		if (keep && now >= c->deadline)

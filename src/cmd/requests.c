@@ -28,43 +28,74 @@ int requests_reply(struct control_client *c, const char *text)
 	return c->out ? 0 : -ENOMEM;
 }
 
-static int req_show(struct server *s, struct control_client *c, const struct sitd_request *r)
-{
-	unsigned n = daemon_count(s->d), k = 0;
-	struct sitd_show_tunnel *st = calloc(n + 1, sizeof(*st));
-	struct sitd_stats *stats = calloc(n + 1, sizeof(*stats));
-	const char *name = r->name[0] ? r->name : NULL;
-	size_t cap = 256 + (size_t)(n + 1) * REQUESTS_SHOW_PER_TUNNEL;
+/*
+ * show: one tunnel, or all of them streamed in parts of SHOW_PART (control.c sends each
+ * once the last has gone), so 10 000 tunnels need no buffer of 10 000 answers.  A reload
+ * between two parts may move the list under the stream: a tunnel then comes twice or not
+ * at all, but the answer stays whole (the JSON valid).
+ */
+enum { SHOW_PART = 16 };
 
-	c->out = malloc(cap);
-	if (!st || !stats || !c->out) {
-		free(st);
-		free(stats);
-		free(c->out);
-		c->out = NULL;
-		return requests_reply(c, "error: out of memory\n");
-	}
-	for (unsigned i = 0; i < n; i++) {
+int requests_more(struct server *s, struct control_client *c)
+{
+	static struct sitd_show_tunnel st[SHOW_PART];
+	static struct sitd_stats stats[SHOW_PART];	/* the control thread's only */
+	unsigned n = daemon_count(s->d), k = 0, i;
+	size_t cap = 256 + (size_t)SHOW_PART * REQUESTS_SHOW_PER_TUNNEL;
+	bool first = c->next == 0;
+
+	if (!c->out && !(c->out = malloc(cap)))
+		return -ENOMEM;
+	for (i = c->next; i < n && k < SHOW_PART; i++, k++) {
 		const struct tunnel *t = daemon_tunnel(s->d, i);
 
-		if (name && strcmp(name, tunnel_conf(t)->name))
-			continue;
 		tunnel_stats(t, &stats[k]);
-		st[k].conf = tunnel_conf(t);
-		st[k].stats = &stats[k];
-		st[k].path_mtu = tunnel_path_mtu(t);
-		st[k].netns_gone = tunnel_netns_gone(t);
-		k++;
+		st[k] = (struct sitd_show_tunnel){ .conf = tunnel_conf(t), .stats = &stats[k],
+						   .path_mtu = tunnel_path_mtu(t),
+						   .netns_gone = tunnel_netns_gone(t) };
 	}
-	if (name && !k)
-		c->outlen = (size_t)snprintf(c->out, cap, "error: no tunnel \"%s\"\n", name);
-	else
-		c->outlen = sitd_show_format(c->out, cap, st, k, r->stats, r->json);
+	c->next = i;
+	c->more = i < n;
+	c->outoff = 0;
+	c->outlen = sitd_show_part(c->out, cap, st, k, c->stats, c->json, first, !c->more);
+	/* Cut (it cannot be, by REQUESTS_SHOW_PER_TUNNEL), the JSON would be broken: stop. */
+	if (c->outlen + 1 >= cap) {
+		c->more = false;
+		c->outlen = (size_t)snprintf(c->out, cap, "error: the answer does not fit\n");
+	}
+	return 0;
+}
+
+static int req_show(struct server *s, struct control_client *c, const struct sitd_request *r)
+{
+	struct sitd_show_tunnel st;
+	struct sitd_stats stats;
+	const struct tunnel *t;
+	size_t cap = 256 + REQUESTS_SHOW_PER_TUNNEL;
+
+	c->stats = r->stats;
+	c->json = r->json;
+	c->next = 0;
+	if (!r->name[0] && requests_more(s, c) < 0)
+		return requests_reply(c, "error: out of memory\n");
+	if (!r->name[0])
+		return 0;
+	c->out = malloc(cap);
+	if (!c->out)
+		return requests_reply(c, "error: out of memory\n");
+	t = daemon_find(s->d, r->name);
+	if (!t) {
+		c->outlen = (size_t)snprintf(c->out, cap, "error: no tunnel \"%s\"\n", r->name);
+		return 0;
+	}
+	tunnel_stats(t, &stats);
+	st = (struct sitd_show_tunnel){ .conf = tunnel_conf(t), .stats = &stats,
+					.path_mtu = tunnel_path_mtu(t),
+					.netns_gone = tunnel_netns_gone(t) };
+	c->outlen = sitd_show_format(c->out, cap, &st, 1, r->stats, r->json);
 	/* A cut answer would be broken JSON: say so rather than send it. */
 	if (c->outlen + 1 >= cap)
 		c->outlen = (size_t)snprintf(c->out, cap, "error: the answer does not fit\n");
-	free(st);
-	free(stats);
 	return 0;
 }
 

@@ -39,6 +39,9 @@ struct control_client {
 	char *out;			/* the answer, once the request is in */
 	size_t outlen, outoff;
 	bool watch, watch_json;		/* `monitor [-j]`: handed to watch.c once read */
+	/* show of every tunnel, streamed a part at a time (requests_more): from tunnel `next` */
+	bool more, stats, json;
+	unsigned next;
 };
 
 /* A client of `sitd monitor`: the events it has not taken yet. */
@@ -129,6 +132,9 @@ int requests_answer(struct server *s, struct control_client *c);
  * a new string of *len bytes (NUL-terminated), the caller's to free; NULL: no memory.
  */
 char *requests_metrics(struct server *s, size_t *len);
+
+/* The next part of a streamed answer into c->out, once the last went out (c->more). */
+int requests_more(struct server *s, struct control_client *c);
 
 /* c->out = a copy of text.  -ENOMEM: no answer. */
 int requests_reply(struct control_client *c, const char *text);

@@ -404,21 +404,27 @@ tail:
 	pr_close(p);
 }
 
-size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
-			bool stats, bool json)
+size_t sitd_show_part(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
+		      bool stats, bool json, bool first, bool last)
 {
-	struct pr p = { .buf = buf, .cap = cap, .len = 0, .json = json, .comma = false };
+	struct pr p = { .buf = buf, .cap = cap, .len = 0, .json = json, .comma = !first };
 
 	if (cap == 0)
 		return 0;
 	buf[0] = '\0';
-	if (json)
+	if (json && first)
 		out(&p, "[");
 	for (unsigned i = 0; i < n; i++)
 		show_one(&p, &t[i], stats);
-	if (json)
+	if (json && last)
 		out(&p, "]\n");
 	return p.len;
+}
+
+size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
+			bool stats, bool json)
+{
+	return sitd_show_part(buf, cap, t, n, stats, json, true, true);
 }
 
 bool sitd_show_process_drop(int i)

@@ -26,6 +26,15 @@ struct sitd_show_tunnel {
 size_t sitd_show_format(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
 			bool stats, bool json);
 
+/*
+ * One part of a list streamed in parts (10 000 tunnels need not be one buffer): the
+ * first part opens the JSON array and holds a tunnel at least (unless it is also the
+ * last), the last closes it, the others continue it.  The parts of one list, put
+ * together, are what sitd_show_format gives for the whole.
+ */
+size_t sitd_show_part(char *buf, size_t cap, const struct sitd_show_tunnel *t, unsigned n,
+		      bool stats, bool json, bool first, bool last);
+
 /* `sitd status`: the process, its outer paths and the drops counted for no tunnel. */
 struct sitd_show_process {
 	unsigned pid, uid, tunnels, workers;

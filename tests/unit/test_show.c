@@ -939,6 +939,43 @@ static void test_short(void **state)
 	assert_int_equal(out[0], 'Z');
 }
 
+/*
+ * Streamed (requests.c): the parts of a list, at every split into two or three (the
+ * first holding a tunnel, the others perhaps none), put together are the whole list,
+ * text and JSON, with and without counters.
+ */
+static void test_parts(void **state)
+{
+	static const struct sitd_conf conf[3] = { SIT2FOU, SIT1, IPIP1 };
+	static char full[BIG], joined[BIG];
+
+	(void)state;
+	setup_shown(conf, 3);
+	for (int m = 0; m < 4; m++) {
+		bool st = m & 1, json = m & 2;
+		size_t flen = format(3, st, json);
+
+		memcpy(full, buf, flen + 1);
+		for (unsigned a = 1; a <= 3; a++) {
+			for (unsigned b = a; b <= 3; b++) {
+				size_t len = 0;
+
+				len += sitd_show_part(joined + len, sizeof(joined) - len, shown, a, st, json,
+						      true, false);
+				len += sitd_show_part(joined + len, sizeof(joined) - len, shown + a, b - a,
+						      st, json, false, false);
+				len += sitd_show_part(joined + len, sizeof(joined) - len, shown + b, 3 - b,
+						      st, json, false, true);
+				assert_int_equal(len, flen);
+				assert_string_equal(joined, full);
+			}
+		}
+	}
+	/* An empty list in one part: "[]" as the whole's. */
+	assert_int_equal(sitd_show_part(joined, sizeof(joined), shown, 0, false, true, true, true), 3);
+	assert_string_equal(joined, "[]\n");
+}
+
 #define TABLE(arr, fn)                                                                     \
 	for (size_t i = 0; i < ARRAY_SIZE(arr); i++)                                      \
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
@@ -971,5 +1008,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json6);
 	TABLE(esc_cases, test_json_escape);
 	TABLE(short_cases, test_short);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_parts);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
