@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/server_int.h"
+#include "core/hindex.h"
 #include "daemon/daemon.h"
 #include "os/file.h"
 #include "os/log.h"
@@ -66,9 +67,27 @@ static int read_file(const char *path, int fd, char **text, size_t *len, const c
 	return 0;
 }
 
+/*
+ * c[0..n) by name into *ix, in slots the caller frees: NULL without memory, and then ix
+ * is empty (the callers scan).  10 000 stanzas compared by name each with every other
+ * would be O(N^2).
+ */
+static struct sitd_hslot *index_names(struct sitd_hindex *ix, const struct sitd_conf *c, unsigned n)
+{
+	uint32_t slots = sitd_hindex_slots(n);
+	struct sitd_hslot *m = slots ? malloc(slots * sizeof(*m)) : NULL;
+
+	sitd_hindex_init(ix, m, m ? slots : 0);
+	for (unsigned i = 0; c && i < n; i++)
+		(void)sitd_hindex_put(ix, sitd_hash_name(c[i].name), i);
+	return m;
+}
+
 struct sitd_conf *reload_load_config(const char *path, int fd, unsigned *n, char *err,
 				     size_t errlen)
 {
+	struct sitd_hindex ix;
+	struct sitd_hslot *slots;
 	struct sitd_conf *out;
 	char msg[300], *text = NULL;
 	size_t len;
@@ -87,7 +106,9 @@ struct sitd_conf *reload_load_config(const char *path, int fd, unsigned *n, char
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
-	r = sitd_config_parse(text, len, out, cap, msg, sizeof(msg));
+	slots = index_names(&ix, NULL, cap);
+	r = sitd_config_parse_ix(text, len, out, cap, slots ? &ix : NULL, msg, sizeof(msg));
+	free(slots);
 	free(text);
 	if (r <= 0) {
 		if (r < 0)
@@ -110,6 +131,8 @@ int reload_run(struct server *s, char *err, size_t errlen)
 {
 	unsigned n, nold = daemon_count(s->d), nrem = 0, nadd = 0, failed = 0;
 	struct sitd_conf *next, *old, *add;
+	struct sitd_hslot *slots = NULL;
+	struct sitd_hindex ix;
 	const char **rem;
 	bool *keep, *addf, *ok;
 	int fd, r = 0;
@@ -140,19 +163,25 @@ int reload_run(struct server *s, char *err, size_t errlen)
 	}
 	for (unsigned i = 0; i < nold; i++)
 		old[i] = *tunnel_req(daemon_tunnel(s->d, i));
-	sitd_config_diff(old, nold, next, n, keep, addf);
+	slots = index_names(&ix, next, n);
+	sitd_config_diff_ix(old, nold, next, n, slots ? &ix : NULL, keep, addf);
 	/* Removed: the device goes.  Changed: it stays, and the new settings take it over. */
 	for (unsigned pass = 0; pass < 2; pass++) {
 		unsigned k = 0;
 
 		for (unsigned i = 0; i < nold; i++) {
 			bool changed = false;
+			uint32_t pos = 0, j;
 
 			if (keep[i])
 				continue;
 			/* Moved to another namespace (`netns`): as removed, its device goes from the
 			 * old one, and the new settings make it in the new. */
-			for (unsigned j = 0; j < n && !changed; j++)
+			while (slots && !changed &&
+			       (j = sitd_hindex_next(&ix, sitd_hash_name(old[i].name), &pos)) != SITD_HINDEX_NONE)
+				changed = !strcmp(next[j].name, old[i].name) &&
+					  !strcmp(next[j].netns, old[i].netns);
+			for (j = 0; !slots && j < n && !changed; j++)
 				changed = !strcmp(next[j].name, old[i].name) &&
 					  !strcmp(next[j].netns, old[i].netns);
 			if (changed != (pass == 0))
@@ -188,6 +217,7 @@ int reload_run(struct server *s, char *err, size_t errlen)
 		r = -EIO;
 	}
 out:
+	free(slots);
 	free(next);
 	free(old);
 	free(add);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "proto/config.h"
 
+#include "core/hindex.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hindex.h"
 #include "proto/cli.h"
 
 /*
@@ -34,8 +37,26 @@ static int fail(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 	return -1;
 }
 
+/* The stanza named `name` among out[0..n), through ix when there is one, or -1. */
+static long named(const struct sitd_conf *out, unsigned n, const struct sitd_hindex *ix,
+		  const char *name)
+{
+	uint32_t pos = 0, k;
+
+	if (!ix) {
+		for (k = 0; k < n; k++)
+			if (!strcmp(out[k].name, name))
+				return k;
+		return -1;
+	}
+	while ((k = sitd_hindex_next(ix, sitd_hash_name(name), &pos)) != SITD_HINDEX_NONE)
+		if (k < n && !strcmp(out[k].name, name))
+			return k;
+	return -1;
+}
+
 static int finish(struct stanza *st, unsigned first_line, struct sitd_conf *out, unsigned *n,
-		  unsigned cap, char *err, size_t errlen)
+		  unsigned cap, struct sitd_hindex *ix, char *err, size_t errlen)
 {
 	const char *argv[WORDS_MAX];
 	char msg[256];
@@ -47,15 +68,23 @@ static int finish(struct stanza *st, unsigned first_line, struct sitd_conf *out,
 		argv[i] = st->word[i];
 	if (sitd_cli_parse_at(st->n, argv, &out[*n], msg, sizeof(msg), &bad))
 		return fail(err, errlen, bad >= 0 ? st->line[bad] : first_line, "%s", msg);
-	for (unsigned k = 0; k < *n; k++)
-		if (!strcmp(out[k].name, out[*n].name))
-			return fail(err, errlen, first_line, "tunnel \"%s\" given twice", out[*n].name);
+	if (named(out, *n, ix, out[*n].name) >= 0)
+		return fail(err, errlen, first_line, "tunnel \"%s\" given twice", out[*n].name);
+	/* Full (slots for fewer than cap): the scan answers from here on. */
+	if (ix && sitd_hindex_put(ix, sitd_hash_name(out[*n].name), *n) < 0)
+		return fail(err, errlen, first_line, "more tunnels than the index holds");
 	(*n)++;
 	return 0;
 }
 
 int sitd_config_parse(const char *text, size_t len, struct sitd_conf *out, unsigned cap, char *err,
 		      size_t errlen)
+{
+	return sitd_config_parse_ix(text, len, out, cap, NULL, err, errlen);
+}
+
+int sitd_config_parse_ix(const char *text, size_t len, struct sitd_conf *out, unsigned cap,
+			 struct sitd_hindex *ix, char *err, size_t errlen)
 {
 	struct stanza st;
 	unsigned line = 1, first_line = 0, n = 0;
@@ -90,7 +119,7 @@ int sitd_config_parse(const char *text, size_t len, struct sitd_conf *out, unsig
 		if (i - start >= WORD_MAX)
 			return fail(err, errlen, line, "a word longer than %d bytes", WORD_MAX - 1);
 		if (i - start == 6 && !memcmp(text + start, "tunnel", 6)) {
-			if (in_stanza && finish(&st, first_line, out, &n, cap, err, errlen))
+			if (in_stanza && finish(&st, first_line, out, &n, cap, ix, err, errlen))
 				return -1;
 			in_stanza = true;
 			first_line = line;
@@ -106,7 +135,7 @@ int sitd_config_parse(const char *text, size_t len, struct sitd_conf *out, unsig
 		st.word[st.n][i - start] = '\0';
 		st.line[st.n++] = line;
 	}
-	if (in_stanza && finish(&st, first_line, out, &n, cap, err, errlen))
+	if (in_stanza && finish(&st, first_line, out, &n, cap, ix, err, errlen))
 		return -1;
 	return (int)n;
 }
@@ -139,24 +168,29 @@ unsigned sitd_config_count(const char *text, size_t len)
 }
 
 /* The index of the stanza named `name` in list, or -1; `hint` is tried first. */
-static long find_name(const struct sitd_conf *list, unsigned n, const char *name, unsigned hint)
+static long find_name(const struct sitd_conf *list, unsigned n, const struct sitd_hindex *ix,
+		      const char *name, unsigned hint)
 {
 	if (hint < n && !strcmp(list[hint].name, name))
 		return hint;
-	for (unsigned k = 0; k < n; k++)
-		if (!strcmp(list[k].name, name))
-			return k;
-	return -1;
+	return named(list, n, ix, name);
 }
 
 void sitd_config_diff(const struct sitd_conf *old, unsigned nold, const struct sitd_conf *next,
 		      unsigned nnext, bool *old_keep, bool *new_add)
 {
+	sitd_config_diff_ix(old, nold, next, nnext, NULL, old_keep, new_add);
+}
+
+void sitd_config_diff_ix(const struct sitd_conf *old, unsigned nold, const struct sitd_conf *next,
+			 unsigned nnext, const struct sitd_hindex *next_ix, bool *old_keep,
+			 bool *new_add)
+{
 	for (unsigned j = 0; j < nnext; j++)
 		new_add[j] = true;
 	/* Both come from sitd_config_parse, which fills every byte: memcmp compares settings. */
 	for (unsigned i = 0; i < nold; i++) {
-		long j = find_name(next, nnext, old[i].name, i);
+		long j = find_name(next, nnext, next_ix, old[i].name, i);
 
 		old_keep[i] = j >= 0 && !memcmp(&old[i], &next[j], sizeof(old[i]));
 		if (old_keep[i])

@@ -27,6 +27,15 @@
 int sitd_config_parse(const char *text, size_t len, struct sitd_conf *out, unsigned cap, char *err,
 		      size_t errlen);
 
+/*
+ * The same, with the names indexed into ix (empty, core/hindex.h, slots for cap), so a
+ * name given twice is found in O(1) rather than by comparing it with every stanza before
+ * it; ix then indexes out[] by name (for sitd_config_diff_ix).
+ */
+struct sitd_hindex;
+int sitd_config_parse_ix(const char *text, size_t len, struct sitd_conf *out, unsigned cap,
+			 struct sitd_hindex *ix, char *err, size_t errlen);
+
 /* How many stanzas text holds: the size of the array sitd_config_parse needs. */
 unsigned sitd_config_count(const char *text, size_t len);
 
@@ -38,5 +47,9 @@ unsigned sitd_config_count(const char *text, size_t len);
  */
 void sitd_config_diff(const struct sitd_conf *old, unsigned nold, const struct sitd_conf *next,
 		      unsigned nnext, bool *old_keep, bool *new_add);
+/* The same, next's names found through next_ix (sitd_config_parse_ix's): O(nold + nnext). */
+void sitd_config_diff_ix(const struct sitd_conf *old, unsigned nold, const struct sitd_conf *next,
+			 unsigned nnext, const struct sitd_hindex *next_ix, bool *old_keep,
+			 bool *new_add);
 
 #endif

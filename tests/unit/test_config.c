@@ -13,8 +13,11 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "core/hindex.h"
 
 #include "proto/cli.h"
 #include "proto/config.h"
@@ -513,6 +516,84 @@ static void test_diff(void **state)
 }
 
 /*
+ * 10 000 stanzas (a broker's file), the names indexed (sitd_config_parse_ix): the same
+ * tunnels as without the index, a name given twice refused on the same line, and the
+ * diff through the index the same as without, for 1000 removed and 1000 added.
+ */
+enum { BIG_N = 10000 };
+
+static char *big_file(unsigned n, unsigned skip_from, unsigned skip_to, const char *extra)
+{
+	size_t cap = (size_t)n * 80 + 200, len = 0;
+	char *text = malloc(cap);
+
+	assert_non_null(text);
+	for (unsigned i = 0; i < n; i++)
+		if (i < skip_from || i >= skip_to)
+			len += (size_t)snprintf(text + len, cap - len,
+						"tunnel t%u mode sit remote 203.0.113.%u local 192.0.2.%u\n", i,
+						1 + i % 250, 1 + i / 250);
+	for (unsigned i = skip_from; i < skip_to; i++)
+		len += (size_t)snprintf(text + len, cap - len, "tunnel n%u mode sit remote 198.51.100.%u\n",
+					i, 1 + i % 250);
+	snprintf(text + len, cap - len, "%s", extra);
+	return text;
+}
+
+static void test_many_indexed(void **state)
+{
+	uint32_t slots = sitd_hindex_slots(BIG_N + 1);
+	struct sitd_hslot *mem = malloc(slots * sizeof(*mem));
+	struct sitd_conf *a = calloc(BIG_N + 1, sizeof(*a)), *b = calloc(BIG_N + 1, sizeof(*b));
+	bool *keep = calloc(BIG_N, sizeof(*keep)), *add = calloc(BIG_N, sizeof(*add));
+	bool *keep2 = calloc(BIG_N, sizeof(*keep2)), *add2 = calloc(BIG_N, sizeof(*add2));
+	char *text = big_file(BIG_N, 0, 0, ""), err[300], err2[300];
+	struct sitd_hindex ix;
+	unsigned kept = 0, added = 0;
+
+	(void)state;
+	assert_true(mem && a && b && keep && add && keep2 && add2);
+	sitd_hindex_init(&ix, mem, slots);
+	assert_int_equal(sitd_config_parse_ix(text, strlen(text), a, BIG_N + 1, &ix, err, sizeof(err)),
+			 BIG_N);
+	assert_int_equal(sitd_config_parse(text, strlen(text), b, BIG_N + 1, err, sizeof(err)), BIG_N);
+	assert_memory_equal(a, b, BIG_N * sizeof(*a));
+	free(text);
+	/* t5000 again, last: line 10 001, with the index and without. */
+	text = big_file(BIG_N, 0, 0, "tunnel t5000 mode sit remote 192.0.2.77\n");
+	sitd_hindex_init(&ix, mem, slots);
+	assert_int_equal(sitd_config_parse_ix(text, strlen(text), b, BIG_N + 1, &ix, err, sizeof(err)), -1);
+	assert_int_equal(sitd_config_parse(text, strlen(text), b, BIG_N + 1, err2, sizeof(err2)), -1);
+	assert_string_equal(err, "10001: tunnel \"t5000\" given twice");
+	assert_string_equal(err, err2);
+	free(text);
+	/* The reload: t4000..t4999 go, n4000..n4999 come at the end. */
+	text = big_file(BIG_N, 4000, 5000, "");
+	sitd_hindex_init(&ix, mem, slots);
+	assert_int_equal(sitd_config_parse_ix(text, strlen(text), b, BIG_N + 1, &ix, err, sizeof(err)),
+			 BIG_N);
+	sitd_config_diff_ix(a, BIG_N, b, BIG_N, &ix, keep, add);
+	sitd_config_diff(a, BIG_N, b, BIG_N, keep2, add2);
+	assert_memory_equal(keep, keep2, BIG_N * sizeof(*keep));
+	assert_memory_equal(add, add2, BIG_N * sizeof(*add));
+	for (unsigned i = 0; i < BIG_N; i++) {
+		kept += keep[i];
+		added += add[i];
+		assert_true(keep[i] == (i < 4000 || i >= 5000));
+	}
+	assert_int_equal(kept, BIG_N - 1000);
+	assert_int_equal(added, 1000);
+	free(text);
+	free(mem);
+	free(a);
+	free(b);
+	free(keep);
+	free(add);
+	free(keep2);
+	free(add2);
+}
+
+/*
  * A reload of an IPv6 tunnel: each ip6tnl setting is part of the comparison, so a change
  * to any one restarts the tunnel; the same words in another order, or a default written
  * out, keep it.
@@ -563,7 +644,7 @@ static void test_diff6(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) + 7];
+	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(reject_cases) + 8];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_accept);
@@ -574,6 +655,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_err_buffer);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_count);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_diff);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_indexed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_diff6);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
