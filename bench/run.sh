@@ -11,6 +11,7 @@
 #   BENCH_ROWS="sit-on sit-off ip6ip6-on ip6ip6-off ipip-on ipip6-on" bench/run.sh   (IPv6 underlay)
 #   BENCH_ROWS="sit-on sit-pkt sit-off sit-pkt-off ip6ip6-on ip6ip6-pkt ip6ip6-off ip6ip6-pkt-off ipip6-on ipip6-pkt" bench/run.sh
 #   BENCH_ROWS="sit-on sit-ba many-ab many-ba" bench/run.sh   (the tunnel table)
+#   BENCH_ROWS="sit-on sit-ba many10k-ab many10k-ba" bench/run.sh   (... at 10 000)
 #   BENCH_ROWS="veth sit-on sit-pkt sit-off sit-pkt-off ipip-on ipip-pkt" bench/run.sh   (-T packet)
 #   BENCH_ROWS="veth sit-ul sit-ul-gro" bench/run.sh   (B's kernel merging, as a NIC's GRO)
 #   BENCH_ROWS="blast blast-ring blast-xdp" bench/run.sh   (ring and AF_XDP receive against recvmmsg)
@@ -27,7 +28,8 @@
 # UDP_SEGMENT send per super-packet), socat (TUN over UDP), openvpn (--cipher none
 # --auth none); sit-ba (sit-on, data from B to A), many-ab and many-ba (the same tunnel
 # beside 999 idle ones in A's sitd, from one file: each packet into A is looked up among
-# 1000; also the time the 1000 take to start, A's memory and threads); sit-pkt,
+# 1000; also the time the 1000 take to start, A's memory and threads), many10k-ab and
+# many10k-ba (the same beside 9999); sit-pkt,
 # sit-pkt-off and ipip-pkt (-T packet at both ends: outer packets through AF_PACKET,
 # inner checksums left to the device); sit-ring, sit-ring-off, ipip-ring (-R ring at
 # both ends) and sit-pkt-ring, sit-pkt-ring-off, ipip-pkt-ring (both options);
@@ -194,29 +196,40 @@ row_sit-p4() { STREAMS=4 sitd_row sit $B6; }
 
 # The same tunnel as sit-on, first of 1000 in A's sitd (the 999 others idle, to remotes
 # that do not answer, half with local any so every class of the lookup is filled).
+# MANY=10000 (the many10k rows): 9999 idle, to 203.0.113.(1 + i % 250) from local
+# 192.0.2.(10 + i / 250), addresses not on A (routing picks the source), as
+# tests/integration/test_scale.sh.
 many_row() {
-	local addr=$1 conf=$LOGDIR/many.conf i n=0 t0 t1
+	local addr=$1 conf=$LOGDIR/many.conf i n=0 t0 t1 many=${MANY:-1000}
 	{
 		echo "tunnel $TUN mode sit remote $B4 local $A4"
-		for net in 198.51.100 203.0.113 192.0.2; do
-			for ((i = 10; i < 250; i++)); do
-				echo "tunnel m$n mode sit remote $net.$i local $A4"
-				n=$((n + 1))
-				echo "tunnel m$n mode sit remote $net.$i local any"
-				n=$((n + 1))
-				[ $n -ge 999 ] && break 2
+		if [ "$many" -gt 1000 ]; then
+			for ((i = 1; i < many; i++)); do
+				echo "tunnel m$i mode sit remote 203.0.113.$((1 + i % 250)) local 192.0.2.$((10 + i / 250))"
 			done
-		done
+		else
+			for net in 198.51.100 203.0.113 192.0.2; do
+				for ((i = 10; i < 250; i++)); do
+					echo "tunnel m$n mode sit remote $net.$i local $A4"
+					n=$((n + 1))
+					echo "tunnel m$n mode sit remote $net.$i local any"
+					n=$((n + 1))
+					[ $n -ge 999 ] && break 2
+				done
+			done
+		fi
 	} >"$conf"
 	setup_pair
+	[ "$many" -gt 1000 ] && na ip route add 203.0.113.0/24 dev va
 	t0=$(date +%s%N)
-	start_sitd "$NS_A" "sitd-a" -c "$conf"
+	START_WAIT=600 start_sitd "$NS_A" "sitd-a" -c "$conf"
 	PID_A=$LAST_PID
-	for _ in $(seq 300); do grep -q '1000 tunnel(s)' "$(log_of "$PID_A")" && break; sleep 0.02; done
+	for _ in $(seq 3000); do grep -q "$many tunnel(s)" "$(log_of "$PID_A")" && break; sleep 0.02; done
 	t1=$(date +%s%N)
 	local pp
 	pp=$(packet_pid "$PID_A")
-	echo "$(((t1 - t0) / 1000000)) $(awk '/^VmRSS/ { print $2 }' /proc/"$pp"/status) $(awk '/^Threads/ { print $2 }' /proc/"$pp"/status)" >"$LOGDIR/many"
+	# start ms, the packet process's RSS kB and threads, the monitor's RSS kB
+	echo "$(((t1 - t0) / 1000000)) $(awk '/^VmRSS/ { print $2 }' /proc/"$pp"/status) $(awk '/^Threads/ { print $2 }' /proc/"$pp"/status) $(awk '/^VmRSS/ { print $2 }' /proc/"$PID_A"/status)" >"$LOGDIR/many.$many"
 	start_sitd "$NS_B" "sitd-b" "$TUN" mode sit remote $A4 local $B4
 	PID_B=$LAST_PID
 	tun_up "$NS_A" "$TUN" $A6
@@ -226,6 +239,8 @@ many_row() {
 }
 row_many-ab() { many_row $B6; }
 row_many-ba() { DIR=ba many_row $A6; }
+row_many10k-ab() { MANY=10000 many_row $B6; }
+row_many10k-ba() { DIR=ba MANY=10000 many_row $A6; }
 row_fou-on() { sitd_row sit $B6 encap fou encap-dport 5555 encap-csum; }
 row_gue-on() { sitd_row sit $B6 encap gue encap-dport 5555 encap-csum; }
 
@@ -271,6 +286,7 @@ declare -A LABEL=(
 	[gue-on]="sitd sit in gue, encap-csum" [socat]="socat TUN over UDP"
 	[openvpn]="OpenVPN, no cipher, no auth" [sit-ba]="sitd sit, TSO on, B to A"
 	[many-ab]="... beside 999 idle, A to B" [many-ba]="... beside 999 idle, B to A"
+	[many10k-ab]="... beside 9999 idle, A to B" [many10k-ba]="... beside 9999 idle, B to A"
 	[sit-pkt]="sitd sit, TSO on, -T packet" [sit-pkt-off]="sitd sit, TSO off, -T packet"
 	[ipip-pkt]="sitd ipip, TSO on, -T packet"
 	[veth-p4]="bare veth, 4 streams" [sit-p4]="sitd sit, TSO on, 4 streams"
@@ -363,10 +379,16 @@ both_rows fou-on openvpn && echo "sit in fou / OpenVPN no cipher:  $(ratio fou-o
 	echo "t0 beside 999 idle / alone, A to B: $(ratio many-ab sit-on)   (target >= 0.9)"
 [ -n "${MED[many-ba]:-}" ] && [ -n "${MED[sit-ba]:-}" ] &&
 	echo "t0 beside 999 idle / alone, B to A: $(ratio many-ba sit-ba)   (target >= 0.9)"
-if [ -f "$LOGDIR/many" ]; then
-	read -r ms rss threads <"$LOGDIR/many"
-	echo "1000 tunnels from one file: up in $ms ms (target < 5000), RSS $rss kB ($((rss / 1000)) kB per tunnel, buffers included; target < 64), $threads threads"
-fi
+[ -n "${MED[many10k-ab]:-}" ] && [ -n "${MED[sit-on]:-}" ] &&
+	echo "t0 beside 9999 idle / alone, A to B: $(ratio many10k-ab sit-on)   (target >= 0.9)"
+[ -n "${MED[many10k-ba]:-}" ] && [ -n "${MED[sit-ba]:-}" ] &&
+	echo "t0 beside 9999 idle / alone, B to A: $(ratio many10k-ba sit-ba)   (target >= 0.9)"
+for many in 1000 10000; do
+	[ -f "$LOGDIR/many.$many" ] || continue
+	# the last many row's start (each many row starts its own)
+	read -r ms rss threads mrss <"$LOGDIR/many.$many"
+	echo "$many tunnels from one file: up in $ms ms (target < 5000), RSS $rss kB + monitor $mrss kB ($(((rss + mrss) * 1024 / many)) bytes per tunnel, buffers included; target < 16384), $threads threads"
+done
 RSS_KB=$(cat "$LOGDIR/rss" 2>/dev/null)
 [ -n "${RSS_KB:-}" ] && echo "sitd peak resident memory (VmHWM, last sitd row): ${RSS_KB} kB   (target < 16384)"
 bench/chart.sh "$TABLE" "$CHART"

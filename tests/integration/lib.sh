@@ -148,7 +148,8 @@ packet_pid() {
 	pgrep -P "$1" -x sitd | head -n 1
 }
 
-# start_sitd NS LOGNAME ARGS...: run sitd in NS, wait for its device to exist.
+# start_sitd NS LOGNAME ARGS...: run sitd in NS, wait for its device to exist (up to
+# START_WAIT tenths of a second, 50 unless given: thousands of tunnels take longer).
 start_sitd() {
 	local ns=$1 log=$LOGDIR/$2.log
 	shift 2
@@ -162,7 +163,7 @@ start_sitd() {
 	local pid=$!
 	SITD_PIDS+=("$pid")
 	SITD_LOG[$pid]=$log
-	for _ in $(seq 50); do
+	for _ in $(seq "${START_WAIT:-50}"); do
 		if grep -q ': running' "$log" 2>/dev/null; then
 			LAST_PID=$pid
 			return 0
