@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: sitd.conf(5) (sitd_config_parse), then `sitd show` (sitd_show_format)
- * over what it accepted.
+ * libFuzzer target: sitd.conf(5) (sitd_config_parse, and sitd_config_parse_ix with the
+ * names indexed, which must agree), then `sitd show` (sitd_show_format) over what it
+ * accepted.
  *
  * Input: the file's text, as is (any bytes).
  *
@@ -35,6 +36,7 @@
 
 #include "proto/cli.h"
 #include "core/conf.h"
+#include "core/hindex.h"
 #include "proto/config.h"
 #include "proto/show.h"
 #include "core/stats.h"
@@ -434,6 +436,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = sitd_config_parse(text, size, out, SITD_MAX_TUNNELS, err, sizeof(err));
 	oracle_run(&o, SITD_MAX_TUNNELS);
 	CHECK(n == o.n);
+	{
+		/* With the names indexed (the daemon's way): the same tunnels, the same error. */
+		static struct sitd_conf xout[SITD_MAX_TUNNELS];
+		static struct sitd_hslot slots[2 * SITD_MAX_TUNNELS];
+		struct sitd_hindex ix;
+		char xerr[sizeof(err)];
+
+		sitd_hindex_init(&ix, slots, sitd_hindex_slots(SITD_MAX_TUNNELS));
+		CHECK(sitd_hindex_slots(SITD_MAX_TUNNELS) <= 2 * SITD_MAX_TUNNELS);
+		memset(xerr, 0x55, sizeof(xerr));
+		CHECK(sitd_config_parse_ix(text, size, xout, SITD_MAX_TUNNELS, &ix, xerr, sizeof(xerr)) == n);
+		CHECK(n < 0 ? !strcmp(xerr, err) : !memcmp(xout, out, (size_t)n * sizeof(*out)));
+	}
 	if (n >= 0) {
 		CHECK(n <= SITD_MAX_TUNNELS);
 		CHECK((unsigned)n <= sitd_config_count(text, size));
