@@ -163,6 +163,7 @@ struct tunnel {
 	int ns_at;			/* its fd; -1: sitd's namespace */
 	bool ns_gone;
 	bool leaving;			/* daemon_remove: out of the list in one pass */
+	bool doomed;			/* devices_purge: in the monitor's link group */
 };
 
 /* The socket the device's MTU, flags and index are read through (tun.h *_at): the

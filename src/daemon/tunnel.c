@@ -52,6 +52,33 @@ static void tunnel_close(struct tunnel *t, bool delete)
 	free(t);
 }
 
+/*
+ * Remove the devices of t[0..n) at once, before tunnel_close: the kernel unregisters a
+ * TUN device closed alone behind an rcu_barrier (netdev_run_todo), 10 to 20 ms each on
+ * a busy host, 20 s for a reload that removes 1000; in one link group, removed by the
+ * monitor (PRIV_TUN_DOOM, PRIV_TUN_PURGE), all go behind one.  Those it removed have
+ * their fd closed here; for the rest (the monitor refused, or is gone) tunnel_close's
+ * tun_delete does it, one at a time.
+ */
+static void devices_purge(struct tunnel **t, unsigned n)
+{
+	unsigned doomed = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		t[i]->doomed = n > 1 && t[i]->tun_fd >= 0 && t[i]->ifindex &&
+			       ps_tun_doom(t[i]->ifindex) == 0;
+		doomed += t[i]->doomed;
+	}
+	if (!doomed || ps_tun_purge() < 0)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (t[i]->doomed) {
+			close(t[i]->tun_fd);
+			t[i]->tun_fd = -1;
+		}
+	}
+}
+
 /* Why ps_tun_open() answered -e, in the operator's terms. */
 static int tun_error(const struct sitd_conf *c, int e)
 {
@@ -595,6 +622,8 @@ void daemon_remove(struct sitd_daemon *d, const char *const *names, unsigned n, 
 		free(old[i]);
 	free(old);
 	outer_close(closing);
+	if (delete)
+		devices_purge(gone, ngone);
 	for (unsigned i = 0; i < ngone; i++)
 		tunnel_close(gone[i], delete);
 	free(gone);
@@ -825,6 +854,20 @@ void daemon_free(struct sitd_daemon *d, enum daemon_end end)
 		return;
 	/* The workers are gone after this: nothing needs a grace period any more. */
 	workers_stop(d);
+	if (end != DAEMON_KEEP) {
+		unsigned k = 0;
+
+		/* d->t reordered: the ones to remove first, removed at once. */
+		for (unsigned i = 0; i < d->n; i++) {
+			if (end == DAEMON_DELETE || !d->t[i]->existed) {
+				struct tunnel *x = d->t[k];
+
+				d->t[k++] = d->t[i];
+				d->t[i] = x;
+			}
+		}
+		devices_purge(d->t, k);
+	}
 	for (unsigned i = 0; i < d->n; i++)
 		tunnel_close(d->t[i], end == DAEMON_DELETE || (end == DAEMON_UNDO && !d->t[i]->existed));
 	d->n = 0;

@@ -143,11 +143,15 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (a->h->flags)
 		a->h->flags(a->arg, (unsigned)ifi->ifi_index, ifi->ifi_flags);
-	if (!a->h->mtu)
+	if (!a->h->mtu && !a->h->group)
 		return MNL_CB_OK;
 	mnl_attr_for_each(attr, nlh, sizeof(*ifi)) {
-		if (mnl_attr_get_type(attr) == IFLA_MTU && mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			continue;
+		if (mnl_attr_get_type(attr) == IFLA_MTU && a->h->mtu)
 			a->h->mtu(a->arg, (unsigned)ifi->ifi_index, mnl_attr_get_u32(attr));
+		else if (mnl_attr_get_type(attr) == IFLA_GROUP && a->h->group)
+			a->h->group(a->arg, (unsigned)ifi->ifi_index, mnl_attr_get_u32(attr));
 	}
 	return MNL_CB_OK;
 }
@@ -256,6 +260,31 @@ int nl_link_up(unsigned ifindex)
 	ifi->ifi_flags = IFF_UP;
 	ifi->ifi_change = IFF_UP;
 	return nl_talk(nlh);
+}
+
+/* RTM_NEWLINK / RTM_DELLINK of ifindex (0: none) with IFLA_GROUP. */
+static int link_group(uint16_t type, unsigned ifindex, uint32_t group)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE_SITD];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = type;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	mnl_attr_put_u32(nlh, IFLA_GROUP, group);
+	return nl_talk(nlh);
+}
+
+int nl_link_set_group(unsigned ifindex, uint32_t group)
+{
+	return link_group(RTM_NEWLINK, ifindex, group);
+}
+
+int nl_link_del_group(uint32_t group)
+{
+	return link_group(RTM_DELLINK, 0, group);
 }
 
 int nl_addr(bool add, unsigned ifindex, const struct sitd_prefix *p)

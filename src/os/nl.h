@@ -37,6 +37,8 @@ struct nl_handlers {
 		       const uint8_t *gw);
 	/* any link, address or route message, either family, before the calls above */
 	void (*changed)(void *arg);
+	/* a link's group (IFLA_GROUP), from the same RTM_NEWLINK */
+	void (*group)(void *arg, unsigned ifindex, uint32_t group);
 };
 
 /* Read pending notifications, only the kernel's (nl_pid 0), and call the handlers: 0, or
@@ -53,6 +55,10 @@ int nl_dump_links(const struct nl_handlers *h, void *arg);
 
 /* Requests, each on a socket of its own, acknowledged: 0 or -errno. */
 int nl_link_up(unsigned ifindex);
+/* The link into group (IFLA_GROUP); every link of group removed at once, in one
+ * unregister_netdevice_many (rtnl_group_dellink): -ENODEV when there is none. */
+int nl_link_set_group(unsigned ifindex, uint32_t group);
+int nl_link_del_group(uint32_t group);
 /* Add (NLM_F_REPLACE: again is no error) or remove an address or a route on ifindex. */
 int nl_addr(bool add, unsigned ifindex, const struct sitd_prefix *p);
 int nl_route(bool add, unsigned ifindex, const struct sitd_route *r);

@@ -92,6 +92,10 @@ int ps_metrics_listen(void);
 /* As link_set_mtu(), nl_link_up(), nl_addr(), ...: 0 or -errno. */
 int ps_link_set_mtu(const char *name, unsigned mtu);
 int ps_link_up(unsigned ifindex);
+/* Removing many TUN devices: each into the monitor's link group, then the group at once
+ * (one unregistration for all).  0 or -errno. */
+int ps_tun_doom(unsigned ifindex);
+int ps_tun_purge(void);
 int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p);
 int ps_route(bool add, unsigned ifindex, const struct sitd_route *r);
 int ps_isatap_setup(unsigned ifindex, const uint8_t token[16]);

@@ -227,6 +227,20 @@ int ps_addr_on(const char *dev, bool add, unsigned ifindex, const struct sitd_pr
 	return call_nl(&r);
 }
 
+int ps_tun_doom(unsigned ifindex)
+{
+	struct priv_req r = { .type = PRIV_TUN_DOOM, .ifindex = ifindex };
+
+	return call_nl(&r);
+}
+
+int ps_tun_purge(void)
+{
+	struct priv_req r = { .type = PRIV_TUN_PURGE };
+
+	return call_nl(&r);
+}
+
 int ps_addr(bool add, unsigned ifindex, const struct sitd_prefix *p)
 {
 	return ps_addr_on(NULL, add, ifindex, p);

@@ -43,6 +43,8 @@ static const struct {
 	[PRIV_NETNS_NL_OPEN] = { "netns-nl-open", F_NAME },
 	[PRIV_NETNS_CHECK] = { "netns-check", F_NAME },
 	[PRIV_METRICS_LISTEN] = { "metrics-listen", 0 },
+	[PRIV_TUN_DOOM] = { "tun-doom", F_IFINDEX },
+	[PRIV_TUN_PURGE] = { "tun-purge", 0 },
 };
 
 const char *priv_type_name(unsigned type)

@@ -48,7 +48,10 @@ enum priv_type {
 				 * ENOENT (none named now), ESTALE (another one is) */
 	/* -M: the exporter's TCP socket, listening where -M says (the request says nothing) */
 	PRIV_METRICS_LISTEN,	/* -> fd, once */
-	PRIV_TYPE_MAX = PRIV_METRICS_LISTEN,
+	/* Removing many TUN devices at once: one unregistration for all (monitor.c). */
+	PRIV_TUN_DOOM,		/* ifindex: a device the monitor opened, into its link group */
+	PRIV_TUN_PURGE,		/* the link group removed, if it holds only such devices */
+	PRIV_TYPE_MAX = PRIV_TUN_PURGE,
 };
 
 struct priv_req {

@@ -90,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PRIV_LINK_UP:
 	case PRIV_ICMP6_DEV_OPEN:
 	case PRIV_ISATAP:
+	case PRIV_TUN_DOOM:
 		CHECK(r.ifindex != 0 && all_zero(&r.route, sizeof(r.route)));
 		CHECK(r.type != PRIV_ISATAP ? all_zero(r.token, 16) :
 		      (all_zero(r.token, 8) && !all_zero(r.token + 8, 8)));
@@ -102,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PRIV_PACKET_TX_OPEN:
 	case PRIV_RAW6_SEND_OPEN:
 	case PRIV_METRICS_LISTEN:
+	case PRIV_TUN_PURGE:
 		/* Nothing but the type: every other byte zero. */
 		CHECK(all_zero((const uint8_t *)data + 2, size - 2));
 		break;

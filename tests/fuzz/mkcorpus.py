@@ -980,7 +980,7 @@ PRIV = {name: i + 1 for i, name in enumerate([
     "tun-open", "raw-open", "raw-send-open", "udp-rx-open", "udp-tx-open", "link-mtu",
     "link-up", "addr", "route", "isatap", "config-open", "ready", "packet-tx-open",
     "ring-open", "icmp6-dev-open", "raw6-open", "raw6-send-open", "netns-nl-open",
-    "netns-check", "metrics-listen"])}
+    "netns-check", "metrics-listen", "tun-doom", "tun-purge"])}
 
 
 def privmsg_seeds():
@@ -1013,6 +1013,8 @@ def privmsg_seeds():
         "netns-check": privreq(PRIV["netns-check"], name=b"sit1"),
         "link-up-netns": privreq(PRIV["link-up"], ifindex=2, name=b"sit1"),
         "metrics-listen": privreq(PRIV["metrics-listen"]),
+        "tun-doom": privreq(PRIV["tun-doom"], ifindex=5),
+        "tun-purge": privreq(PRIV["tun-purge"]),
         "bad-name": privreq(PRIV["tun-open"], name=b"../x"),
         "short": privreq(PRIV["link-up"], ifindex=5)[:40],
     }

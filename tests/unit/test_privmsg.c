@@ -72,6 +72,9 @@ static struct priv_req valid(enum priv_type t)
 		r.route.metric = 100;
 		r.route.table = 254;
 		break;
+	case PRIV_TUN_DOOM:
+		r.ifindex = 7;
+		break;
 	case PRIV_ISATAP:
 		r.ifindex = 7;
 		r.token[10] = 0x5e;
@@ -84,6 +87,7 @@ static struct priv_req valid(enum priv_type t)
 	case PRIV_PACKET_TX_OPEN:
 	case PRIV_RAW6_SEND_OPEN:
 	case PRIV_METRICS_LISTEN:
+	case PRIV_TUN_PURGE:
 		break;
 	}
 	return r;
@@ -271,6 +275,21 @@ static void test_raw6(void **state)
 	r.local = 0x7f000001;
 	assert_string_equal(why_of(&r), "a field this request does not take is set");
 	assert_string_equal(priv_type_name(PRIV_METRICS_LISTEN), "metrics-listen");
+	/* Batched removal: an ifindex, and nothing. */
+	r = valid(PRIV_TUN_DOOM);
+	r.ifindex = 0;
+	assert_string_equal(why_of(&r), "ifindex 0");
+	r = valid(PRIV_TUN_DOOM);
+	strcpy(r.name, "t1");
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	r = valid(PRIV_TUN_PURGE);
+	r.ifindex = 7;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	r = valid(PRIV_TUN_PURGE);
+	r.flag = 1;
+	assert_string_equal(why_of(&r), "a field this request does not take is set");
+	assert_string_equal(priv_type_name(PRIV_TUN_DOOM), "tun-doom");
+	assert_string_equal(priv_type_name(PRIV_TUN_PURGE), "tun-purge");
 }
 
 /*
@@ -284,7 +303,7 @@ static void test_unlocked_gone(void **state)
 		assert_string_not_equal(priv_type_name(t), "packet-open");
 		assert_string_not_equal(priv_type_name(t), "icmp6-open");
 	}
-	assert_int_equal(PRIV_TYPE_MAX, 20);
+	assert_int_equal(PRIV_TYPE_MAX, 22);
 }
 
 static void test_prefixes_and_routes(void **state)
