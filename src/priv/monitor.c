@@ -133,8 +133,8 @@ static void idx_put(struct idx *ix, uint32_t hash, uint32_t i)
 		ix->ok = false;
 }
 
-/* The first device named `name` (by_name) or of ifindex `ifindex` in the monitor's own
- * namespace (a netns device's ifindex is its namespace's), or mon.ndev. */
+/* The device named `name`, or (name NULL) of ifindex `ifindex` in the monitor's own
+ * namespace (a netns device's ifindex is its namespace's): its index, or mon.ndev. */
 static size_t dev_find(const char *name, unsigned ifindex)
 {
 	uint32_t pos = 0, i;
