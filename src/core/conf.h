@@ -132,6 +132,18 @@ struct sitd_conf {
 	 * "" = sitd's namespace.  Resolved and checked by the monitor (priv/monitor.c).
 	 */
 	char netns[SITD_NETNS_MAX];
+	/*
+	 * sitd's own.  `clamp-mss [N]`: the MSS option of TCP SYNs both ways lowered
+	 * to what fits the tunnel, or to N (core/mss.h).  `keepalive S[,R]`, `keepalive-peer
+	 * ADDR`: an echo request to the peer every S seconds; after R intervals with nothing
+	 * from the remote the device loses its carrier (daemon/keepalive.c).
+	 */
+	bool clamp_mss;
+	uint16_t clamp_mss_n;		/* 0: what fits the tunnel */
+	uint16_t keepalive;		/* seconds; 0: off */
+	uint8_t keepalive_retries;	/* 0 with keepalive off; default 3 */
+	uint8_t keepalive_peer_family;	/* 4 or 6; 0: none */
+	uint8_t keepalive_peer[16];	/* an inner address; IPv4 in the first 4 bytes */
 };
 
 /* Whether the tunnel has a fixed remote (else `remote any`), for either outer family. */

@@ -144,6 +144,7 @@ enum seen {
 	SEEN_ENCAP = 1 << 8, SEEN_SPORT = 1 << 9, SEEN_DPORT = 1 << 10, SEEN_CSUM = 1 << 11,
 	SEEN_REMCSUM = 1 << 12, SEEN_CSUM6 = 1 << 13, SEEN_ELIM = 1 << 14, SEEN_FLOW = 1 << 15,
 	SEEN_DSCP = 1 << 16, SEEN_ALR = 1 << 17,
+	SEEN_CLAMP = 1 << 24, SEEN_KA = 1 << 25, SEEN_KAPEER = 1 << 26,	/* issue 22 */
 };
 
 /* The underlay a keyword or mode is for: either, IPv4 only (sit, ipip), IPv6 only (ip6tnl). */
@@ -429,6 +430,109 @@ static int kw_takeover(struct cli *p, const char *kw)
 {
 	(void)kw;
 	p->c->takeover = true;
+	return 0;
+}
+
+static const char *mode_word(const struct sitd_conf *c);
+
+/*
+ * clamp-mss [N]: N is taken when the next word is a number (a tunnel named by digits
+ * alone then needs "name").  88 is the smallest MSS the kernel lets a peer set
+ * (TCP_MIN_MSS); 65495 what a 65535-byte IPv4 packet carries.
+ */
+static int kw_clamp_mss(struct cli *p, const char *kw)
+{
+	const char *a = p->i + 1 < p->argc ? p->argv[p->i + 1] : NULL;
+	unsigned long v;
+
+	(void)kw;
+	p->c->clamp_mss = true;
+	if (!a || !isdigit((unsigned char)a[0]))
+		return 0;
+	p->i++;
+	*p->bad = p->i;
+	if (!parse_uint(a, 10, 65495, &v) || v < 88)
+		return fail(p->err, p->errlen, "invalid \"clamp-mss\" value \"%s\": expected 88..65495", a);
+	p->c->clamp_mss_n = (uint16_t)v;
+	return 0;
+}
+
+/* keepalive SECONDS[,RETRIES]: 1..3600 seconds, 1..255 retries (MikroTik's interval,retries). */
+static int kw_keepalive(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p), *comma;
+	unsigned long sec, retries = 3;
+	char num[16];
+	size_t n;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	comma = strchr(a, ',');
+	n = comma ? (size_t)(comma - a) : strlen(a);
+	if (n == 0 || n >= sizeof(num))
+		goto bad;
+	memcpy(num, a, n);
+	num[n] = '\0';
+	if (!parse_uint(num, 10, 3600, &sec) || sec == 0)
+		goto bad;
+	if (comma && (!parse_uint(comma + 1, 10, 255, &retries) || retries == 0))
+		goto bad;
+	p->c->keepalive = (uint16_t)sec;
+	p->c->keepalive_retries = (uint8_t)retries;
+	return 0;
+bad:
+	return fail(p->err, p->errlen,
+		    "invalid \"keepalive\" value \"%s\": expected SECONDS[,RETRIES], 1..3600 and 1..255", a);
+}
+
+/* keepalive-peer ADDR: an inner unicast address, IPv4 or IPv6. */
+static int kw_keepalive_peer(struct cli *p, const char *kw)
+{
+	const char *a = cli_value(p);
+	struct sitd_conf *c = p->c;
+	uint8_t b[16] = { 0 };
+	uint32_t v4;
+
+	(void)kw;
+	if (!a)
+		return -1;
+	if (inet_pton(AF_INET6, a, b) == 1 && !ip6_addr_is_multicast(b) && !ip6_addr_is_unspecified(b)) {
+		c->keepalive_peer_family = 6;
+	} else if (parse_addr4(a, &v4) && addr_is_unicast(v4)) {
+		wr32(b, v4);
+		c->keepalive_peer_family = 4;
+	} else {
+		return fail(p->err, p->errlen,
+			    "invalid \"keepalive-peer\" address \"%s\": expected a unicast IPv6 or IPv4 address", a);
+	}
+	memcpy(c->keepalive_peer, b, 16);
+	return 0;
+}
+
+/*
+ * After the whole line: keepalive needs a peer of a family the mode carries, and a single
+ * remote to be alive or not (6to4, 6rd, ISATAP and remote any have many).
+ */
+static int cli_check_keepalive(struct cli *p)
+{
+	const struct sitd_conf *c = p->c;
+
+	*p->bad = -1;
+	if (c->keepalive_peer_family && !c->keepalive)
+		return fail(p->err, p->errlen, "\"keepalive-peer\" needs \"keepalive SECONDS[,RETRIES]\"");
+	if (!c->keepalive)
+		return 0;
+	if (!sitd_conf_has_remote(c))
+		return fail(p->err, p->errlen,
+			    "\"keepalive\" needs a fixed remote: 6to4, 6rd, ISATAP and remote any have no "
+			    "single remote to lose");
+	if (!c->keepalive_peer_family)
+		return fail(p->err, p->errlen,
+			    "\"keepalive\" needs \"keepalive-peer ADDR\": an inner address that answers echo");
+	if (!sitd_mode_carries(c->mode, c->keepalive_peer_family))
+		return fail(p->err, p->errlen, "\"keepalive-peer\" is IPv%u, which mode %s does not carry",
+			    c->keepalive_peer_family, mode_word(c));
 	return 0;
 }
 
@@ -747,6 +851,9 @@ static const struct cli_keyword {
 	{ "nogso", { NULL }, 0, kw_nogso, FAM_ANY },
 	{ "nogro", { NULL }, 0, kw_nogro, FAM_ANY },
 	{ "takeover", { NULL }, 0, kw_takeover, FAM_ANY },
+	{ "clamp-mss", { NULL }, SEEN_CLAMP, kw_clamp_mss, FAM_ANY },
+	{ "keepalive", { NULL }, SEEN_KA, kw_keepalive, FAM_ANY },
+	{ "keepalive-peer", { NULL }, SEEN_KAPEER, kw_keepalive_peer, FAM_ANY },
 	{ "dev", { NULL }, SEEN_DEV, kw_dev, FAM_ANY },
 	{ "netns", { NULL }, 0, kw_netns, FAM_ANY },
 	{ "6rd-prefix", { NULL }, 0, kw_6rd, FAM_4 },
@@ -945,6 +1052,8 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 	if (!c->name[0])
 		return fail(err, errlen, "missing tunnel name");
 	if (cli_family(p) < 0)
+		return -1;
+	if (cli_check_keepalive(p) < 0)
 		return -1;
 	if (c->outer == SITD_OUTER_IPV6)
 		return cli_check6(p);

@@ -318,6 +318,51 @@ static void show_ip6tnl(struct pr *p, const struct sitd_conf *c)
 	pr_bool(p, "allow_localremote", " allow-localremote", c->allow_localremote);
 }
 
+/*
+ * clamp-mss and keepalive (issue 22), additive: their keys only when set, but for the
+ * keepalive state, which a running tunnel always shows (off, up or down).
+ */
+static void show_issue22(struct pr *p, const struct sitd_show_tunnel *t)
+{
+	const struct sitd_conf *c = t->conf;
+	const struct sitd_show_keepalive *ka = t->ka;
+	char a[INET6_ADDRSTRLEN];
+
+	if (c->clamp_mss) {
+		pr_u64(p, "clamp_mss", NULL, c->clamp_mss_n);	/* 0: what fits the tunnel */
+		if (!p->json)
+			out(p, " clamp-mss");
+		if (!p->json && c->clamp_mss_n)
+			out(p, " %u", (unsigned)c->clamp_mss_n);
+	}
+	if (c->keepalive) {
+		if (c->keepalive_peer_family == 6)
+			addr6(a, sizeof(a), c->keepalive_peer);
+		else
+			addr(a, sizeof(a), rd32(c->keepalive_peer));
+		pr_u64(p, "keepalive", " keepalive %" PRIu64, c->keepalive);
+		pr_u64(p, "keepalive_retries", ",%" PRIu64, c->keepalive_retries);
+		pr_str(p, "keepalive_peer", " keepalive-peer %s", a);
+	}
+	if (!ka)
+		return;
+	pr_open(p, "keepalive_state", NULL);
+	pr_str(p, "state", NULL, !c->keepalive ? "off" : ka->up ? "up" : "down");
+	if (c->keepalive) {
+		if (!p->json)
+			out(p, "\n    keepalive %s,", ka->up ? "up" : "down");
+		if (ka->since_rx >= 0)
+			pr_u64(p, "since_rx", " last from the remote %" PRIu64 "s ago,", (uint64_t)ka->since_rx);
+		else if (!p->json)
+			out(p, " nothing from the remote yet,");
+		pr_u64(p, "transitions", " transitions %" PRIu64, ka->transitions);
+		pr_u64(p, "sent", ", sent %" PRIu64, ka->sent);
+		pr_u64(p, "answered", ", answered %" PRIu64, ka->answered);
+		pr_u64(p, "no_source", ", no source %" PRIu64, ka->no_source);
+	}
+	pr_close(p);
+}
+
 static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 {
 	const struct sitd_conf *c = t->conf;
@@ -381,6 +426,7 @@ tail:
 		pr_str(p, "netns", " netns %s", c->netns);
 	if (t->netns_gone)
 		pr_bool(p, "netns_gone", " (netns gone)", true);
+	show_issue22(p, t);
 	if (!p->json)
 		out(p, "\n");
 	if (stats) {

@@ -15,11 +15,21 @@
 #include "core/conf.h"
 #include "core/stats.h"
 
+/* keepalive's state at run time (issue 22). */
+struct sitd_show_keepalive {
+	bool up;			/* the carrier: the remote was heard from lately */
+	int64_t since_rx;		/* seconds since the last packet from the remote; -1: never */
+	uint64_t transitions;		/* carrier changes */
+	uint64_t sent, answered;	/* echo requests sent, their replies taken */
+	uint64_t no_source;		/* requests not sent: the device had no address */
+};
+
 struct sitd_show_tunnel {
 	const struct sitd_conf *conf;
 	const struct sitd_stats *stats;
 	uint32_t path_mtu;
 	bool netns_gone;		/* conf->netns no longer names the device's namespace */
+	const struct sitd_show_keepalive *ka;	/* NULL: not known (settings only) */
 };
 
 /* Format n tunnels; returns the length written (always NUL-terminated, cut at cap). */

@@ -1123,6 +1123,107 @@ static void test_cli_netns(void **state)
 	}
 }
 
+/* The line sitd_conf_format writes, parsed again: the same configuration. */
+static void round_trip(const struct sitd_conf *c)
+{
+	struct sitd_conf back;
+	char err[256], line[512], *words[64], *save;
+	const char *argv[64];
+	int n = 0;
+
+	words[0] = NULL;
+	sitd_conf_format(c, line, sizeof(line));
+	for (char *w = strtok_r(line, " ", &save); w && n < 60; w = strtok_r(NULL, " ", &save))
+		words[n++] = w;
+	assert_true(n > 1 && words[0]);
+	words[0][strlen(words[0]) - 1] = '\0';
+	argv[0] = "name";
+	argv[1] = words[0];
+	argv[2] = "mode";
+	for (int k = 1; k < n; k++)
+		argv[k + 2] = words[k];
+	if (sitd_cli_parse(n + 2, argv, &back, err, sizeof(err)))
+		fail_msg("%s: %s", line, err);
+	assert_memory_equal(&back, c, sizeof(*c));
+}
+
+/* clamp-mss [N], keepalive S[,R], keepalive-peer ADDR (issue 22). */
+static void test_cli_issue22(void **state)
+{
+	static const char *const off[] = { "sit1", "remote", R, "local", L, NULL },
+			  *const auto_[] = { "sit1", "remote", R, "clamp-mss", "local", L, NULL },
+			  *const last[] = { "sit1", "remote", R, "local", L, "clamp-mss", NULL },
+			  *const fixed[] = { "sit1", "clamp-mss", "1200", "remote", R, NULL },
+			  *const ka[] = { "sit1", "remote", R, "keepalive", "10", "keepalive-peer", "2001:db8::1", NULL },
+			  *const ka4[] = { "ipip1", "remote", R, "keepalive", "5,7", "keepalive-peer", "203.0.113.1",
+					   "clamp-mss", NULL },
+			  *const ka6[] = { "t6", "mode", "ipip6", "remote", R6, "keepalive", "2,2", "keepalive-peer",
+					   "192.0.2.9", NULL };
+	static const struct {
+		const char *argv[12];
+		const char *err;
+	} bad[] = {
+		{ { "sit1", "remote", R, "clamp-mss", "87", NULL },
+		  "invalid \"clamp-mss\" value \"87\": expected 88..65495" },
+		{ { "sit1", "remote", R, "clamp-mss", "65496", NULL },
+		  "invalid \"clamp-mss\" value \"65496\": expected 88..65495" },
+		{ { "sit1", "remote", R, "clamp-mss", "clamp-mss", NULL }, "\"clamp-mss\" given twice" },
+		{ { "sit1", "remote", R, "keepalive", "0", "keepalive-peer", "2001:db8::1", NULL },
+		  "invalid \"keepalive\" value \"0\": expected SECONDS[,RETRIES], 1..3600 and 1..255" },
+		{ { "sit1", "remote", R, "keepalive", "10,", "keepalive-peer", "2001:db8::1", NULL },
+		  "invalid \"keepalive\" value \"10,\": expected SECONDS[,RETRIES], 1..3600 and 1..255" },
+		{ { "sit1", "remote", R, "keepalive", "10,256", "keepalive-peer", "2001:db8::1", NULL },
+		  "invalid \"keepalive\" value \"10,256\": expected SECONDS[,RETRIES], 1..3600 and 1..255" },
+		{ { "sit1", "remote", R, "keepalive", "10", NULL },
+		  "\"keepalive\" needs \"keepalive-peer ADDR\": an inner address that answers echo" },
+		{ { "sit1", "remote", R, "keepalive-peer", "2001:db8::1", NULL },
+		  "\"keepalive-peer\" needs \"keepalive SECONDS[,RETRIES]\"" },
+		{ { "sit1", "remote", R, "keepalive", "10", "keepalive-peer", "203.0.113.1", NULL },
+		  "\"keepalive-peer\" is IPv4, which mode sit does not carry" },
+		{ { "sit1", "remote", R, "keepalive", "10", "keepalive-peer", "ff02::1", NULL },
+		  "invalid \"keepalive-peer\" address \"ff02::1\": expected a unicast IPv6 or IPv4 address" },
+		{ { "sit1", "remote", "any", "keepalive", "10", "keepalive-peer", "2001:db8::1", NULL },
+		  "\"keepalive\" needs a fixed remote: 6to4, 6rd, ISATAP and remote any have no single remote to lose" },
+		{ { "isatap0", "mode", "isatap", "local", L, "keepalive", "10", "keepalive-peer", "2001:db8::1", NULL },
+		  "\"keepalive\" needs a fixed remote: 6to4, 6rd, ISATAP and remote any have no single remote to lose" },
+	};
+	struct sitd_conf c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(sitd_cli_parse(argc_of(off), off, &c, err, sizeof(err)), 0);
+	assert_false(c.clamp_mss);
+	assert_int_equal(c.keepalive, 0);
+	assert_int_equal(sitd_cli_parse(argc_of(auto_), auto_, &c, err, sizeof(err)), 0);
+	assert_true(c.clamp_mss);
+	assert_int_equal(c.clamp_mss_n, 0);
+	assert_int_equal(c.local, L_N);	/* "local" was not taken as clamp-mss's value */
+	round_trip(&c);
+	assert_int_equal(sitd_cli_parse(argc_of(last), last, &c, err, sizeof(err)), 0);
+	assert_true(c.clamp_mss);
+	assert_int_equal(sitd_cli_parse(argc_of(fixed), fixed, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.clamp_mss_n, 1200);
+	round_trip(&c);
+	assert_int_equal(sitd_cli_parse(argc_of(ka), ka, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.keepalive, 10);
+	assert_int_equal(c.keepalive_retries, 3);
+	assert_int_equal(c.keepalive_peer_family, 6);
+	round_trip(&c);
+	assert_int_equal(sitd_cli_parse(argc_of(ka4), ka4, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.keepalive, 5);
+	assert_int_equal(c.keepalive_retries, 7);
+	assert_int_equal(c.keepalive_peer_family, 4);
+	assert_int_equal(c.keepalive_peer[0], 203);
+	assert_true(c.clamp_mss);
+	round_trip(&c);
+	assert_int_equal(sitd_cli_parse(argc_of(ka6), ka6, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.keepalive_peer_family, 4);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(sitd_cli_parse(argc_of(bad[i].argv), bad[i].argv, &c, err, sizeof(err)), -1);
+		assert_string_equal(err, bad[i].err);
+	}
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
@@ -1146,5 +1247,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_round_trip6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_takeover);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_netns);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_issue22);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
