@@ -90,7 +90,10 @@ enum sitd_drop {
 	X(rx_gro_kernel, "super-packets the receiving device's GRO had merged")              \
 	X(rx_ring, "outer packets read from the AF_PACKET ring (-R ring)")                  \
 	X(rx_csum_bad, "inner TCP segments with a wrong checksum (not merged)")              \
-	X(rx_csum_partial, "inner TCP segments whose checksum a local sender left to finish")
+	X(rx_csum_partial, "inner TCP segments whose checksum a local sender left to finish") \
+	/* clamp-mss (mss.h): SYNs whose MSS option was lowered, each way */                \
+	X(tx_mss_clamped, "TCP SYNs from TUN whose MSS was lowered (clamp-mss)")             \
+	X(rx_mss_clamped, "TCP SYNs for TUN whose MSS was lowered (clamp-mss)")
 
 struct sitd_stats {
 #define SITD_CTR_FIELD(name, desc) uint64_t name;

@@ -7,6 +7,7 @@
 #include "core/ecn.h"
 #include "core/icmp.h"
 #include "core/inet.h"
+#include "core/mss.h"
 #include "core/pmtu.h"
 #include "core/sixrd.h"
 
@@ -38,6 +39,10 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
 	tx->flowlabel_inherit = conf->flowlabel_inherit;
 	if (tx->outer6 && conf->encap == SITD_ENCAP_NONE)
 		tx->encap_hdr = IPV6_HDR_LEN;	/* and more per frame: out_hdr_len() */
+	tx->clamp = conf->clamp_mss;
+	tx->clamp_n = conf->clamp_mss_n;
+	/* `ip link set mtu` changes it on the control thread (linkwatch.c): a relaxed load. */
+	tx->dev_mtu = __atomic_load_n(&conf->mtu, __ATOMIC_RELAXED);
 }
 
 void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
@@ -479,6 +484,36 @@ static enum sitd_tx_verdict tx_unit(struct sitd_tx *tx, const struct sitd_vnet_h
 	return SITD_TX_SEND;
 }
 
+/*
+ * clamp-mss on a frame from TUN, before its checksum may be completed (tx_unit).  A SYN
+ * is never a GSO frame: those are skipped unread.  NEEDS_CSUM with the sum starting at
+ * the TCP header leaves the field holding the pseudo-header sum, which the option does
+ * not enter (SITD_MSS_CSUM_PARTIAL); a partial sum that starts elsewhere is no TCP
+ * checksum sitd could keep right, and is left alone.
+ */
+static void tx_clamp(struct sitd_tx *tx, const struct sitd_vnet_hdr *vh, uint8_t *pkt, uint32_t len,
+		     const struct sitd_ipinfo *ii, uint32_t path_mtu)
+{
+	enum sitd_mss_csum cs = SITD_MSS_CSUM_FULL;
+	uint32_t mtu = tx->dev_mtu;
+	uint16_t mss = tx->clamp_n;
+
+	if (vh->gso_type != VNET_GSO_NONE || ii->l4proto != IPPROTO_TCP)
+		return;
+	if (vh->flags & VNET_F_NEEDS_CSUM) {
+		if (vh->csum_start != ii->l3len || vh->csum_offset != TCP_CSUM)
+			return;
+		cs = SITD_MSS_CSUM_PARTIAL;
+	}
+	if (!mss) {
+		if (path_mtu > tx->encap_len && path_mtu - tx->encap_len < mtu)
+			mtu = path_mtu - tx->encap_len;
+		mss = sitd_mss_fit(mtu, ii->version);
+	}
+	if (sitd_mss_clamp(pkt, len, ii, mss, cs))
+		STAT_INC(tx->stats->tx_mss_clamped);
+}
+
 enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t len,
 				   uint32_t path_mtu, uint64_t now_ns)
 {
@@ -506,6 +541,8 @@ enum sitd_tx_verdict sitd_tx_begin(struct sitd_tx *tx, uint8_t *frame, uint32_t 
 	v = tx_dst(tx, pkt, &ii, &path_mtu);
 	if (v != SITD_TX_SEND)
 		return v;
+	if (tx->clamp)
+		tx_clamp(tx, &vh, pkt, len, &ii, path_mtu);
 	v = tx_nested(tx, pkt, len, &ii, now_ns);
 	if (v != SITD_TX_SEND)
 		return v;

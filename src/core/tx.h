@@ -116,6 +116,10 @@ struct sitd_tx {
 	uint32_t flowlabel;		/* 0: the kernel's auto flow label */
 	bool flowlabel_inherit;
 	uint32_t frag_id6;		/* IPv6 Fragment Identification, one per train */
+	/* clamp-mss (mss.h): off, or N (0: what fits dev_mtu and the path MTU). */
+	bool clamp;
+	uint16_t clamp_n;
+	uint32_t dev_mtu;		/* the device's MTU, as the tunnel had it at sitd_tx_use */
 
 	/* The frame being split. */
 	uint8_t *pkt;			/* inner IP packet inside the frame */

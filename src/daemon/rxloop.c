@@ -21,6 +21,8 @@
 #include "daemon/internal.h"
 #include "os/clock.h"
 #include "os/log.h"
+#include "core/inet.h"
+#include "core/mss.h"
 #include "core/sixrd.h"
 #include "os/sock.h"
 
@@ -96,10 +98,34 @@ static void gro_flush(struct worker *w)
  * is reordered.  A valid packet from the remote also ends the damper's count.  A packet
  * the kernel merged, with its vnet header's type and size (-R ring), goes up as such.
  */
+/*
+ * clamp-mss on a decapsulated packet: to N, or to what the tunnel carries back (its
+ * device MTU, or the path MTU when smaller), the checksum verified first (mss.h).  A
+ * packet the kernel merged (gso_type) is no SYN.
+ */
+static void rx_clamp(struct tunnel *t, uint8_t *p, uint32_t len)
+{
+	uint32_t mtu = READ_ONCE(t->conf.mtu), pmtu = path_mtu_get(t), encap = sitd_encap_len(&t->conf);
+	struct sitd_ipinfo ii;
+	uint16_t mss = t->conf.clamp_mss_n;
+
+	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_TCP)
+		return;
+	if (!mss) {
+		if (pmtu > encap && pmtu - encap < mtu)
+			mtu = pmtu - encap;
+		mss = sitd_mss_fit(mtu, ii.version);
+	}
+	if (sitd_mss_clamp(p, ii.len < len ? ii.len : len, &ii, mss, SITD_MSS_CSUM_CHECK))
+		STAT_INC(t->rx_stats.rx_mss_clamped);
+}
+
 static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len, uint8_t gso_type,
 		    uint16_t gso_size)
 {
 	damper_clear(&t->damper);
+	if (t->conf.clamp_mss && !gso_type)
+		rx_clamp(t, p, len);
 	if (w->gro_t != t) {
 		gro_flush(w);
 		w->gro_t = t;

@@ -1047,6 +1047,34 @@ def http_seeds():
     }
 
 
+def mss_cfg(cs, mss):
+    """fuzz_mss.c's first 3 bytes: the checksum's form (0 full, 1 partial, 2 check), the limit."""
+    return struct.pack(">BH", cs, mss)
+
+
+MSS_OPTS = bytes([2, 4, 0x05, 0xB4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7])
+MSS_ODD = bytes([1, 2, 4, 0x23, 0x28, 1, 1, 0])
+
+
+def mss_seeds():
+    syn4 = tcp4_packet(0, flags=SYN, partial=False, options=MSS_OPTS)
+    syn6 = tcp6_packet(0, flags=SYN | ACK, partial=False, options=MSS_OPTS)
+    return {
+        "syn4-1400": mss_cfg(0, 1400) + syn4,
+        "syn4-check": mss_cfg(2, 1400) + syn4,
+        "syn4-odd": mss_cfg(0, 1200) + tcp4_packet(3, flags=SYN, partial=False, options=MSS_ODD),
+        "syn4-partial": mss_cfg(1, 1000) + tcp4_packet(0, flags=SYN, options=MSS_OPTS),
+        "syn6-synack": mss_cfg(0, 1220) + syn6,
+        "syn6-partial-check": mss_cfg(2, 1220) + tcp6_packet(0, flags=SYN, options=MSS_OPTS),
+        "syn6-ext": mss_cfg(2, 1300) + tcp6_packet(0, flags=SYN, partial=False, options=MSS_OPTS,
+                                                   ext=ext_hdr(IPPROTO_TCP, 0), ext_first=60),
+        "no-mss": mss_cfg(0, 536) + tcp4_packet(0, flags=SYN, partial=False, options=bytes([1, 1, 4, 2])),
+        "bad-len": mss_cfg(0, 536) + tcp4_packet(0, flags=SYN, partial=False,
+                                                 options=bytes([8, 0, 2, 4, 5, 0xB4, 0, 0])),
+        "ack": mss_cfg(0, 536) + tcp4_packet(10, flags=ACK, partial=False, options=MSS_OPTS),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
@@ -1056,7 +1084,7 @@ def main():
                "fuzz_isatap_nd": isatap_nd_seeds(),
                "fuzz_import_ifupdown": import_ifupdown_seeds(),
                "fuzz_import_networkd": import_networkd_seeds(),
-               "fuzz_http": http_seeds()}
+               "fuzz_http": http_seeds(), "fuzz_mss": mss_seeds()}
     for target, seeds in targets.items():
         # fuzz_tx covers two outer families, the others one.
         assert len(seeds) < (40 if target == "fuzz_tx" else 32), target
