@@ -1075,6 +1075,36 @@ def mss_seeds():
     }
 
 
+def ka_cfg(family, ident, seq, window):
+    """fuzz_keepalive.c's first 6 bytes: bit 0 IPv6, identifier, last sequence, window."""
+    return struct.pack(">BHHB", 1 if family == 6 else 0, ident, seq, window)
+
+
+KA_PEER6 = "2001:db8::1"
+KA_PEER4 = "198.51.100.2"
+KA_PAYLOAD = b"sitd-ka\0"
+
+
+def ka_seeds():
+    def echo6(typ, ident, seq, src=KA_PEER6, dst=HOST6_A):
+        m = icmp6(typ, 0, ident << 16 | seq, KA_PAYLOAD)
+        m = set_csum(m, 2, csum(m, pseudo6(a6(src), a6(dst), IPPROTO_ICMPV6, len(m))))
+        return ipv6(src, dst, IPPROTO_ICMPV6, m)
+
+    def echo4(typ, ident, seq, src=KA_PEER4, dst=HOST4_A):
+        return ipv4(src, dst, 1, icmp4(typ, 0, ident << 16 | seq, KA_PAYLOAD))
+
+    return {
+        "reply6": ka_cfg(6, 0x1234, 10, 4) + echo6(129, 0x1234, 9),
+        "reply6-old": ka_cfg(6, 0x1234, 10, 4) + echo6(129, 0x1234, 3),
+        "reply6-other-peer": ka_cfg(6, 0x1234, 10, 4) + echo6(129, 0x1234, 10, src=HOST6_B),
+        "request6": ka_cfg(6, 0x1234, 10, 4) + echo6(128, 0x1234, 10),
+        "reply4": ka_cfg(4, 0xBEEF, 2, 3) + echo4(0, 0xBEEF, 2),
+        "reply4-wrap": ka_cfg(4, 0xBEEF, 1, 3) + echo4(0, 0xBEEF, 0xFFFF),
+        "request4": ka_cfg(4, 0xBEEF, 2, 3) + echo4(8, 0xBEEF, 2),
+    }
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "corpus")
@@ -1084,7 +1114,8 @@ def main():
                "fuzz_isatap_nd": isatap_nd_seeds(),
                "fuzz_import_ifupdown": import_ifupdown_seeds(),
                "fuzz_import_networkd": import_networkd_seeds(),
-               "fuzz_http": http_seeds(), "fuzz_mss": mss_seeds()}
+               "fuzz_http": http_seeds(), "fuzz_mss": mss_seeds(),
+               "fuzz_keepalive": ka_seeds()}
     for target, seeds in targets.items():
         # fuzz_tx covers two outer families, the others one.
         assert len(seeds) < (40 if target == "fuzz_tx" else 32), target
