@@ -15,6 +15,7 @@
 #include "cmd/server_int.h"
 #include "core/sixrd.h"
 #include "daemon/daemon.h"
+#include "os/clock.h"
 #include "os/log.h"
 #include "priv/priv.h"
 #include "proto/metrics.h"
@@ -40,6 +41,8 @@ int requests_more(struct server *s, struct control_client *c)
 {
 	static struct sitd_show_tunnel st[SHOW_PART];
 	static struct sitd_stats stats[SHOW_PART];	/* the control thread's only */
+	static struct sitd_show_keepalive ka[SHOW_PART];
+	uint64_t now = now_ns();
 	unsigned n = daemon_count(s->d), k = 0, i;
 	size_t cap = 256 + (size_t)SHOW_PART * REQUESTS_SHOW_PER_TUNNEL;
 	bool first = c->next == 0;
@@ -52,7 +55,8 @@ int requests_more(struct server *s, struct control_client *c)
 		tunnel_stats(t, &stats[k]);
 		st[k] = (struct sitd_show_tunnel){ .conf = tunnel_conf(t), .stats = &stats[k],
 						   .path_mtu = tunnel_path_mtu(t),
-						   .netns_gone = tunnel_netns_gone(t) };
+						   .netns_gone = tunnel_netns_gone(t), .ka = &ka[k] };
+		tunnel_keepalive(t, &ka[k], now);
 	}
 	c->next = i;
 	c->more = i < n;
@@ -69,6 +73,7 @@ int requests_more(struct server *s, struct control_client *c)
 static int req_show(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	struct sitd_show_tunnel st;
+	struct sitd_show_keepalive ka;
 	struct sitd_stats stats;
 	const struct tunnel *t;
 	size_t cap = 256 + REQUESTS_SHOW_PER_TUNNEL;
@@ -89,9 +94,10 @@ static int req_show(struct server *s, struct control_client *c, const struct sit
 		return 0;
 	}
 	tunnel_stats(t, &stats);
+	tunnel_keepalive(t, &ka, now_ns());
 	st = (struct sitd_show_tunnel){ .conf = tunnel_conf(t), .stats = &stats,
 					.path_mtu = tunnel_path_mtu(t),
-					.netns_gone = tunnel_netns_gone(t) };
+					.netns_gone = tunnel_netns_gone(t), .ka = &ka };
 	c->outlen = sitd_show_format(c->out, cap, &st, 1, r->stats, r->json);
 	/* A cut answer would be broken JSON: say so rather than send it. */
 	if (c->outlen + 1 >= cap)

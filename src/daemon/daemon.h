@@ -70,6 +70,9 @@ void tunnel_stats(const struct tunnel *t, struct sitd_stats *s);
 uint32_t tunnel_path_mtu(const struct tunnel *t);
 /* The device is up (IFF_UP), as the link notifications last said. */
 bool tunnel_up(const struct tunnel *t);
+/* Its keepalive state for show at now (now_ns); all zero, since_rx -1, when off. */
+struct sitd_show_keepalive;
+void tunnel_keepalive(const struct tunnel *t, struct sitd_show_keepalive *s, uint64_t now);
 
 /* Counters of the process: packets that matched no tunnel, and the like. */
 void daemon_stats(const struct sitd_daemon *d, struct sitd_stats *s);

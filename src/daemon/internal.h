@@ -51,7 +51,8 @@ enum {
 };
 
 /* What an epoll event is about: the low bits of its data, the rest a pointer. */
-enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3, EV_RING = 4 };
+enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3, EV_RING = 4,
+	      EV_KA = 5 /* keepalive.c: an echo request to send */ };
 #define EV_TAG_MASK 7u	/* the pointers are malloc's, 8-byte aligned at least */
 
 /* The raw paths of an IPv6 underlay (ip6tnl) are their own kinds: other sockets, keys. */
@@ -164,6 +165,11 @@ struct tunnel {
 	bool ns_gone;
 	bool leaving;			/* daemon_remove: out of the list in one pass */
 	bool doomed;			/* devices_purge: in the monitor's link group */
+	/* keepalive (keepalive.c, issue 22); ka NULL: off */
+	struct tunnel_ka *ka;
+	uint64_t ka_heard;		/* the receive owner: valid packets from the remote */
+	int ka_down;			/* atomic: carrier off; the next packet wakes the control thread */
+	int ka_wake;			/* atomic: ... and has woken it */
 };
 
 /* The socket the device's MTU, flags and index are read through (tun.h *_at): the
@@ -366,7 +372,27 @@ void workers_free(struct sitd_daemon *d);
 
 /* txloop.c */
 void tx_tunnel(struct worker *w, struct tunnel *t);
+/* Send one frame ([vnet header][IP packet]) of sitd's own through t as if read from its
+ * device (keepalive); the frame stays untouched until this returns. */
+void tx_inject(struct worker *w, struct tunnel *t, uint8_t *frame, uint32_t len);
 void tx_udp_errors(struct worker *w, struct tunnel *t);
+
+/* keepalive.c */
+struct tunnel_ka;
+/* Set up (control thread, tunnel_open) and take down (tunnel_close) t's keepalive. */
+int keepalive_open(struct tunnel *t);
+void keepalive_close(struct tunnel *t);
+/* Its eventfd, for the epoll of the worker that owns the device (EV_KA); -1: off. */
+int keepalive_fd(const struct tunnel *t);
+/* Every second: liveness, the carrier, and an echo request when one is due. */
+void keepalive_tick(struct tunnel *t, uint64_t now);
+/* After a wake-up: the tunnels whose remote was heard again while down. */
+void keepalive_woken(struct sitd_daemon *d);
+/* The worker (EV_KA): send the request the control thread left. */
+void keepalive_send(struct worker *w, struct tunnel *t);
+/* The receive worker, for each valid packet from the remote: true when it was the
+ * reply to a keepalive, consumed. */
+bool keepalive_heard(struct worker *w, struct tunnel *t, const uint8_t *p, uint32_t len);
 
 /* errqueue.c */
 struct sock_extended_err;

@@ -493,8 +493,10 @@ void daemon_netlink_read(struct sitd_daemon *d)
 	if (d->ev_src_dirty)
 		events_sources(d);
 	linkwatch_netns_read(d);
-	if (d->wake_fd >= 0 && read(d->wake_fd, &n, sizeof(n)) == sizeof(n))
+	if (d->wake_fd >= 0 && read(d->wake_fd, &n, sizeof(n)) == sizeof(n)) {
 		path_drain(d);
+		keepalive_woken(d);	/* after path_drain took wake_pending */
+	}
 }
 
 void daemon_netlink_stats(const struct sitd_daemon *d, uint64_t *overruns, uint64_t *resyncs)

@@ -124,6 +124,8 @@ static void rx_push(struct worker *w, struct tunnel *t, uint8_t *p, uint32_t len
 		    uint16_t gso_size)
 {
 	damper_clear(&t->damper);
+	if (t->ka && keepalive_heard(w, t, p, len))
+		return;
 	if (t->conf.clamp_mss && !gso_type)
 		rx_clamp(t, p, len);
 	if (w->gro_t != t) {

@@ -35,6 +35,7 @@ static void tunnel_close(struct tunnel *t, bool delete)
 		close(t->icmp6_fd);
 	if (t->nsnl)
 		mnl_socket_close(t->nsnl);
+	keepalive_close(t);
 	for (unsigned i = 0; i < t->n_udp_tx; i++)
 		if (!t->path[0] || t->udp_tx_fd[i] != t->path[0]->fd)
 			close(t->udp_tx_fd[i]);
@@ -316,6 +317,10 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 	devconf_apply(d, t);
 	if (c->isatap)
 		isatap_open(t);
+	if ((r = keepalive_open(t)) < 0) {
+		log_warn_errno(-r, "%s: keepalive", c->name);
+		goto fail;
+	}
 	/* Read once configured (devconf_apply may set it up), before the table has it. */
 	t->up = link_is_up_at(tunnel_at(t), c->name);
 	path_l2_resolve(d, t);
@@ -407,6 +412,11 @@ static int tunnel_attach(struct sitd_daemon *d, struct tunnel *t)
 	r = worker_watch(d, t->worker, t->tun_fd, EPOLLIN, t, EV_TUN);
 	if (r < 0)
 		return r;
+	r = keepalive_fd(t) < 0 ? 0 : worker_watch(d, t->worker, keepalive_fd(t), EPOLLIN, t, EV_KA);
+	if (r < 0) {
+		worker_unwatch(d, t->worker, t->tun_fd);
+		return r;
+	}
 	/* The send sockets have errors to read (EPOLLERR needs no request). */
 	for (unsigned i = 0; i < t->n_udp_tx; i++) {
 		if (t->udp_tx_fd[i] == t->path[0]->fd)
@@ -416,6 +426,8 @@ static int tunnel_attach(struct sitd_daemon *d, struct tunnel *t)
 			for (unsigned k = 0; k < i; k++)
 				if (t->udp_tx_fd[k] != t->path[0]->fd)
 					worker_unwatch(d, t->worker, t->udp_tx_fd[k]);
+			if (keepalive_fd(t) >= 0)
+				worker_unwatch(d, t->worker, keepalive_fd(t));
 			worker_unwatch(d, t->worker, t->tun_fd);
 			return r;
 		}
@@ -426,6 +438,8 @@ static int tunnel_attach(struct sitd_daemon *d, struct tunnel *t)
 static void tunnel_detach(struct sitd_daemon *d, struct tunnel *t)
 {
 	worker_unwatch(d, t->worker, t->tun_fd);
+	if (keepalive_fd(t) >= 0)
+		worker_unwatch(d, t->worker, keepalive_fd(t));
 	for (unsigned i = 0; i < t->n_udp_tx; i++)
 		if (t->udp_tx_fd[i] != t->path[0]->fd)
 			worker_unwatch(d, t->worker, t->udp_tx_fd[i]);
@@ -816,6 +830,7 @@ void daemon_tick(struct sitd_daemon *d)
 
 		isatap_solicit(t, now);
 		path_tick(d, t);
+		keepalive_tick(t, now);
 	}
 	if (d->ev_src_dirty)
 		events_sources(d);

@@ -405,10 +405,8 @@ static void tx_flush(struct worker *w, struct tunnel *t)
  * The frames the device has, up to TX_BUDGET so that one busy tunnel does not starve the
  * others on this worker (epoll is level-triggered: what is left is reported again).
  */
-void tx_tunnel(struct worker *w, struct tunnel *t)
+static void tx_prepare(struct worker *w, struct tunnel *t)
 {
-	unsigned nframe = 0;
-
 	sitd_tx_use(&w->tx, &t->conf, &t->tx_stats, &t->damper);
 	sitd_tx_addrs(&w->tx, qsbr_read(t->addrs6), qsbr_read(w->d->host6));
 	sitd_tx_routes(&w->tx, qsbr_read(t->routes6));
@@ -427,6 +425,22 @@ void tx_tunnel(struct worker *w, struct tunnel *t)
 			   qsbr_read(t->l2) && !READ_ONCE(t->l2_bad);
 	w->dst.sin_port = htons(t->conf.encap_dport);	/* 0 for raw sockets, which ignore it */
 	wr32((uint8_t *)&w->dst.sin_addr, t->conf.remote);
+}
+
+void tx_inject(struct worker *w, struct tunnel *t, uint8_t *frame, uint32_t len)
+{
+	tx_prepare(w, t);
+	if (sitd_tx_begin(&w->tx, frame, len, path_mtu_get(t), now_ns()) == SITD_TX_SEND)
+		while (!sitd_tx_next(&w->tx))
+			tx_flush(w, t);
+	tx_flush(w, t);
+}
+
+void tx_tunnel(struct worker *w, struct tunnel *t)
+{
+	unsigned nframe = 0;
+
+	tx_prepare(w, t);
 	for (unsigned budget = TX_BUDGET; budget; budget--) {
 		ssize_t n = read(t->tun_fd, w->frames[nframe], FRAME_SIZE);
 		enum sitd_tx_verdict v;

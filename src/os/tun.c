@@ -189,3 +189,25 @@ int link_set_mtu(const char *name, unsigned mtu)
 	ifr.ifr_mtu = (int)mtu;
 	return ifreq_ioctl(name, SIOCSIFMTU, &ifr);
 }
+
+int tun_set_carrier(int fd, bool on)
+{
+	int v = on;
+
+	return ioctl(fd, TUNSETCARRIER, &v) < 0 ? -errno : 0;
+}
+
+int link_get_addr4(const char *name, uint8_t addr[4])
+{
+	struct ifreq ifr;
+	struct sockaddr_in sin;
+	int r;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_addr.sa_family = AF_INET;
+	if ((r = ifreq_ioctl(name, SIOCGIFADDR, &ifr)) < 0)
+		return r;
+	memcpy(&sin, &ifr.ifr_addr, sizeof(sin));
+	memcpy(addr, &sin.sin_addr, 4);
+	return 0;
+}

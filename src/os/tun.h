@@ -36,6 +36,13 @@ int link_get_ether(const char *name, uint8_t mac[6]);
 int link_is_up(const char *name);
 /* 0 or -errno. */
 int link_set_mtu(const char *name, unsigned mtu);
+/*
+ * The carrier of the TUN device behind fd (TUNSETCARRIER, which tun.c's __tun_chr_ioctl
+ * takes from whoever holds the fd, no capability): 0 or -errno.
+ */
+int tun_set_carrier(int fd, bool on);
+/* The device's (first) IPv4 address, SIOCGIFADDR: 0 or -errno. */
+int link_get_addr4(const char *name, uint8_t addr[4]);
 
 /* The same reads in the namespace of socket `at` (a `netns` tunnel's netlink socket,
  * nl_netns_open), or at < 0 in this process's; and the device's ifindex (or -errno). */

@@ -350,7 +350,11 @@ static void child_filter(void)
 	 */
 	static const unsigned long ioctls[] = { TUNSETPERSIST, SIOCGIFMTU, SIOCGIFINDEX,
 						SIOCGIFNAME, SIOCGIFHWADDR, SIOCGIFFLAGS, TCGETS,
-						FIONREAD };
+						FIONREAD,
+						/* keepalive: the carrier (no capability: tun.c
+						 * takes it on the attached fd), the device's IPv4
+						 * address for the echo's source */
+						TUNSETCARRIER, SIOCGIFADDR };
 	static const int families[] = { AF_UNIX, AF_INET, AF_INET6 };
 	scmp_filter_ctx ctx = filter_new();
 
