@@ -30,6 +30,7 @@ static void usage(FILE *f)
 	      "            [pmtudisc|nopmtudisc] [dev PHYS_DEV] [mtu N]\n"
 	      "            [encap {fou|gue|none}] [encap-sport {PORT|auto}] [encap-dport PORT]\n"
 	      "            [[no]encap-csum] [nogso] [nogro] [takeover]\n"
+	      "            [clamp-mss [N]] [keepalive SECONDS[,RETRIES] keepalive-peer ADDR]\n"
 	      "            [6rd-prefix P/L] [6rd-relay_prefix A/L] [prl-default A] [prl-nodefault A]\n"
 	      "            [address PREFIX]... [route PREFIX [via ADDR] [metric N] [table T]]...\n"
 	      "       sitd [OPTIONS] -c FILE\n",
