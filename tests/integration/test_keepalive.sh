@@ -149,7 +149,8 @@ ip -n "$NS_A" link set ipip1 up
 ip -n "$NS_B" link set ipip1 up
 ip -n "$NS_A" addr add $A4IN/24 dev ipip1
 ip -n "$NS_B" addr add $B4IN/24 dev ipip1
-sleep $((KA_S * 3))
+answered_ge() { [ "$(kstate "$PID_A" answered)" -ge "$1" ]; }
+wait_for $((KA_S * 5)) answered_ge 2
 expect_ge "ipip: keepalives answered" "$(kstate "$PID_A" answered)" 2
 expect_eq "ipip: state" "$(kstate "$PID_A" state)" up
 kill -TERM "$PID_B"

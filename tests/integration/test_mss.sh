@@ -99,6 +99,40 @@ check "show -j gives clamp_mss 1200" \
 	test "$("$SITD" -S "$(sock_of "$PID_A")" show -j | jq '.[0].clamp_mss')" = 1200
 teardown
 
+# Through sitd.conf and a reload: off, then clamp-mss 1200, then off again.
+conf=$LOGDIR/sitd.conf
+write_conf() {
+	{
+		echo "tunnel $TUN mode sit remote $B4 local $A4"
+		echo "	address $A6/64"
+		for w in "$@"; do echo "	$w"; done
+	} >"$conf"
+}
+syn_after_reload() {	# DESC WANT WORDS...: reload with WORDS, one connection, A's SYN on B
+	local desc=$1 want=$2
+	shift 2
+	write_conf "$@"
+	expect_eq "reload ($desc) answers ok" "$("$SITD" -S "$(sock_of "$PID_A")" reload)" ok
+	for _ in $(seq 50); do ip -n "$NS_A" link show "$TUN" 2>/dev/null | grep -q ',UP' && break; sleep 0.1; done
+	ip -n "$NS_A" -6 route replace 2001:db8:1::/64 dev "$TUN" metric 256 advmss 8000
+	connect_once $B6
+	expect_eq "reload ($desc): SYN on B's device" "$(syn_field "$LOGDIR/b.pcapng" 0 tcp.options.mss_val)" "$want"
+}
+setup_pair
+write_conf
+start_sitd "$NS_A" sitd-a -c "$conf"
+PID_A=$LAST_PID
+start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4
+tun_up "$NS_B" "$TUN" $B6
+ip -n "$NS_B" -6 route replace 2001:db8:1::/64 dev "$TUN" metric 256 advmss 8000
+for _ in $(seq 50); do ip -n "$NS_A" -6 addr show dev "$TUN" | grep -q "$A6" && break; sleep 0.1; done
+ip -n "$NS_A" -6 route replace 2001:db8:1::/64 dev "$TUN" metric 256 advmss 8000
+connect_once $B6
+expect_eq "sitd.conf without clamp-mss: SYN on B's device" "$(syn_field "$LOGDIR/b.pcapng" 0 tcp.options.mss_val)" 8000
+syn_after_reload "clamp-mss 1200 added" 1200 "clamp-mss 1200"
+syn_after_reload "clamp-mss taken off" 8000
+teardown
+
 # The path smaller than the device: the learned path MTU (the route's, 1400) decides.
 setup_pair 1400
 start_sitd "$NS_A" sitd-a "$TUN" mode sit remote $B4 local $A4 mtu 1480 clamp-mss
