@@ -981,11 +981,61 @@ static void test_parts(void **state)
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
 						  .initial_state = (void *)(uintptr_t)&(arr)[i] }
 
+/* clamp-mss and keepalive (issue 22): their keys, the state of each kind, the text line. */
+static void test_issue22(void **state)
+{
+	struct sitd_conf c[3] = { IPIP1, IPIP1, IPIP1 };
+	struct sitd_show_keepalive ka[3] = {
+		{ .up = true, .since_rx = 2, .transitions = 4, .sent = 10, .answered = 9 },
+		{ .up = false, .since_rx = -1, .sent = 3, .no_source = 1 },
+		{ .since_rx = -1 },
+	};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		c[i].keepalive = 5;
+		c[i].keepalive_retries = 3;
+		c[i].keepalive_peer_family = 4;
+		memcpy(c[i].keepalive_peer, (const uint8_t[]){ 198, 51, 100, 9 }, 4);
+	}
+	c[0].clamp_mss = true;
+	c[1].clamp_mss = true;
+	c[1].clamp_mss_n = 1200;
+	setup_shown(c, 3);
+	for (int i = 0; i < 3; i++)
+		shown[i].ka = &ka[i];
+	format(3, false, true);
+	if (!json_parse(buf))
+		fail_msg("not JSON: %s", buf);
+	jexpect_u64("[0].clamp_mss", 0);
+	jexpect_u64("[1].clamp_mss", 1200);
+	assert_int_equal(jcount("[2].clamp_mss"), 0);
+	jexpect_u64("[0].keepalive", 5);
+	jexpect_u64("[0].keepalive_retries", 3);
+	jexpect_str("[0].keepalive_peer", "198.51.100.9");
+	jexpect_str("[0].keepalive_state.state", "up");
+	jexpect_u64("[0].keepalive_state.since_rx", 2);
+	jexpect_u64("[0].keepalive_state.transitions", 4);
+	jexpect_u64("[0].keepalive_state.sent", 10);
+	jexpect_u64("[0].keepalive_state.answered", 9);
+	jexpect_str("[1].keepalive_state.state", "down");
+	assert_int_equal(jcount("[1].keepalive_state.since_rx"), 0);
+	jexpect_u64("[1].keepalive_state.no_source", 1);
+	jexpect_str("[2].keepalive_state.state", "off");
+	assert_int_equal(jcount("[2].keepalive"), 0);
+	format(3, false, false);
+	assert_non_null(strstr(buf, " clamp-mss keepalive 5,3 keepalive-peer 198.51.100.9\n"
+				    "    keepalive up, last from the remote 2s ago, transitions 4, sent 10, "
+				    "answered 9, no source 0\n"));
+	assert_non_null(strstr(buf, " clamp-mss 1200 keepalive 5,3 keepalive-peer 198.51.100.9\n"
+				    "    keepalive down, nothing from the remote yet, transitions 0, sent 3"));
+}
+
 int main(void)
 {
 	static const char *json_names[ARRAY_SIZE(text_cases)];
 	struct CMUnitTest tests[2 * ARRAY_SIZE(text_cases) + ARRAY_SIZE(esc_cases) +
-				ARRAY_SIZE(short_cases) + ARRAY_SIZE(text6_cases) + 8];
+				ARRAY_SIZE(short_cases) + ARRAY_SIZE(text6_cases) + 10];
 	size_t n = 0;
 
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_json_reader);
@@ -1009,5 +1059,6 @@ int main(void)
 	TABLE(esc_cases, test_json_escape);
 	TABLE(short_cases, test_short);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_parts);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_issue22);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
