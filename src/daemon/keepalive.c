@@ -73,9 +73,8 @@ int keepalive_open(struct tunnel *t)
 	ka->id = (uint16_t)(now_ns() ^ (uint64_t)getpid() ^ t->ifindex);
 	sitd_ka_init(&ka->st, t->conf.keepalive, t->conf.keepalive_retries, now_ns());
 	ka->next_send = 0;	/* the first at the next tick */
-	/* A device taken over may have been left without its carrier. */
-	if ((r = tun_set_carrier(t->tun_fd, true)) < 0)
-		log_warn_errno(-r, "%s: cannot set the carrier", t->conf.name);
+	/* The carrier is on: tun_set_iff turns it on at every attach, a device taken over
+	 * included, and the last close turns it off (__tun_detach). */
 	t->ka = ka;
 	return 0;
 }
@@ -84,9 +83,7 @@ void keepalive_close(struct tunnel *t)
 {
 	if (!t->ka)
 		return;
-	/* What a later sitd, or one without keepalive, should find: a carrier. */
-	if (t->tun_fd >= 0 && !t->ka->st.up)
-		(void)tun_set_carrier(t->tun_fd, true);
+	/* The carrier needs no putting back: the device's next open turns it on. */
 	close(t->ka->efd);
 	free(t->ka);
 	t->ka = NULL;
