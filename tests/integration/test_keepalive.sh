@@ -11,7 +11,7 @@
 # iptables is not in the test image, a blackhole route needs nothing more), then its
 # sitd stopped.  The kernel uses a linkdown route unless ignore_routes_with_linkdown is
 # set (fib6_ignore_linkdown, IN_DEV_IGNORE_ROUTES_WITH_LINKDOWN): set here, as a backup
-# route needs it (doc/kernel.md "Keepalive").  Then ipip with ICMP.  Topology: lib.sh.
+# route needs it (doc/kernel.md).  Then ipip with ICMP, and ip6ip6.  Topology: lib.sh.
 . "$(dirname "$0")/lib.sh"
 require_root tshark jq ping
 
@@ -161,5 +161,15 @@ wait_for $((KA_S + 3)) bash -c "! ip -n $NS_A link show ipip1 | grep -q NO-CARRI
 check "ipip: carrier back within $((KA_S + 3)) s ($WAITED s)" \
 	bash -c "! ip -n $NS_A link show ipip1 | grep -q NO-CARRIER"
 check "ipip: ping through" na ping -c 2 -i 0.2 -W 1 -q $B4IN
+teardown
+
+# ip6ip6 over an IPv6 underlay: the request sent by the raw IPv6 path, the reply taken.
+setup_pair6
+TUN=sit1 setup_tunnel6 ip6ip6 keepalive $KA_S,$KA_R keepalive-peer $B6
+wait_for $((KA_S * 5)) answered_ge 2
+expect_ge "ip6ip6: keepalives answered" "$(kstate "$PID_A" answered)" 2
+kill -TERM "$PID_B"
+wait_for $limit no_carrier "$NS_A" sit1
+check "ip6ip6: NO-CARRIER within $limit s of the peer stopping ($WAITED s)" no_carrier "$NS_A" sit1
 teardown
 finish
