@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>	/* IPPROTO_TCP */
 
 #include "core/inet.h"
 
@@ -51,6 +52,26 @@ static inline uint16_t sitd_mss_fit(uint32_t mtu, unsigned version)
 	if (mtu <= hdrs)
 		return 0;
 	return (uint16_t)(mtu - hdrs > 65535u ? 65535u : mtu - hdrs);
+}
+
+/*
+ * A look at a few bytes before any parse, for the receive path where every packet passes:
+ * false when p (len bytes) is surely no TCP SYN (IPv4 of another protocol or without
+ * SYN; IPv6 with TCP right after the header and no SYN); true when it may be one.
+ */
+static inline bool sitd_mss_maybe_syn(const uint8_t *p, uint32_t len)
+{
+	uint32_t l3;
+
+	if (len < 40)
+		return false;	/* smaller than IPv4 + TCP */
+	if (p[0] >> 4 == 4) {
+		l3 = (p[0] & 0x0fu) * 4u;
+		return p[9] == IPPROTO_TCP && (l3 + 14 > len || (p[l3 + 13] & 0x02));
+	}
+	if (p[6] != IPPROTO_TCP)
+		return true;	/* extension headers, or not TCP: sitd_ip_parse says */
+	return len < 54 || (p[40 + 13] & 0x02);
 }
 
 /*

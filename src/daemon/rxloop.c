@@ -109,7 +109,7 @@ static void rx_clamp(struct tunnel *t, uint8_t *p, uint32_t len)
 	struct sitd_ipinfo ii;
 	uint16_t mss = t->conf.clamp_mss_n;
 
-	if (sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_TCP)
+	if (!sitd_mss_maybe_syn(p, len) || sitd_ip_parse(p, len, &ii) || ii.l4proto != IPPROTO_TCP)
 		return;
 	if (!mss) {
 		if (pmtu > encap && pmtu - encap < mtu)

@@ -9,7 +9,7 @@
  *	read or written past it)
  *
  * Checked, when the packet parses (sitd_ip_parse) and against pktgen.h's reference sum:
- *   - false: not a byte changed;
+ *   - false: not a byte changed; true: sitd_mss_maybe_syn said it may be a SYN;
  *   - true: the packet was a TCP SYN without RST, not a fragment, with an MSS option
  *     (sitd_mss_find) above the limit; now that option holds the limit (lowered, never
  *     raised) and no byte but its value and the checksum field changed;
@@ -74,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		was_ok = ref_ok(p, &ii, len);
 	}
 	r = sitd_mss_clamp(p, len, &ii, mss, cs);
+	CHECK(!r || sitd_mss_maybe_syn(orig, len));	/* the receive path's first look */
 	if (!r) {
 		CHECK(!memcmp(p, orig, size));
 		goto out;

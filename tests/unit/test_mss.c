@@ -348,6 +348,33 @@ static void test_values(void **state)
 	}
 }
 
+/* The receive path's first look never says no to a SYN it would clamp. */
+static void test_maybe_syn(void **state)
+{
+	struct syn s = { .version = 4, .flags = PG_SYN, .opts = linux_opts, .optlen = 20 };
+	uint32_t n;
+
+	(void)state;
+	n = build(&s);
+	assert_true(sitd_mss_maybe_syn(pkt, n));
+	s.flags = PG_ACK;
+	n = build(&s);
+	assert_false(sitd_mss_maybe_syn(pkt, n));
+	pkt[9] = PG_PROTO_UDP;
+	assert_false(sitd_mss_maybe_syn(pkt, n));
+	assert_false(sitd_mss_maybe_syn(pkt, 39));
+	s.version = 6;
+	s.flags = PG_SYN | PG_ACK;
+	n = build(&s);
+	assert_true(sitd_mss_maybe_syn(pkt, n));
+	s.flags = PG_ACK;
+	n = build(&s);
+	assert_false(sitd_mss_maybe_syn(pkt, n));
+	s.ext = 8;	/* behind an extension header: left to the parse */
+	n = build(&s);
+	assert_true(sitd_mss_maybe_syn(pkt, n));
+}
+
 /* ---- through the transmit pipeline ---------------------------------------------- */
 
 static struct sitd_tx tx;
@@ -483,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_check_wrong),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_maybe_syn),
 		cmocka_unit_test(test_tx_fit),
 		cmocka_unit_test(test_tx_fixed_and_partial),
 		cmocka_unit_test(test_tx_gso_skipped),
