@@ -147,6 +147,12 @@ start_sitd "$NS_B" sitd-b ipip1 mode ipip remote $A4 local $B4
 PID_B=$LAST_PID
 ip -n "$NS_A" link set ipip1 up
 ip -n "$NS_B" link set ipip1 up
+# No IPv4 address on the device yet: nothing to send from, counted and said once.
+no_source_ge() { [ "$(kstate "$PID_A" no_source)" -ge "$1" ]; }
+wait_for $((KA_S * 4)) no_source_ge 2
+expect_ge "ipip, no address yet: requests not sent (no_source)" "$(kstate "$PID_A" no_source)" 2
+expect_eq "... and the log says so once" \
+	"$(grep -c 'keepalive: the device has no IPv4 address' "$(log_of "$PID_A")")" 1
 ip -n "$NS_A" addr add $A4IN/24 dev ipip1
 ip -n "$NS_B" addr add $B4IN/24 dev ipip1
 answered_ge() { [ "$(kstate "$PID_A" answered)" -ge "$1" ]; }
