@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * keepalive (issue 22): liveness of a tunnel's remote, and the device's carrier.
+ * keepalive: liveness of a tunnel's remote, and the device's carrier.
  *
  * The control thread decides: every second (daemon_tick) it reads how many valid
  * packets the receive worker has had from the remote, runs sitd_ka_update, sets the
@@ -45,13 +45,14 @@ struct tunnel_ka {
 };
 
 /*
- * Where the carrier changes: one line for now; sitd monitor's events (issue 22 item 3)
- * are to be fed from here.
+ * Where the carrier changes: a line, and `sitd monitor`'s event now rather than when the
+ * device's RTM_NEWLINK comes back (events_carrier reports a change once, either way).
  */
 static void tunnel_carrier_event(struct tunnel *t, bool up)
 {
 	log_info("%s: carrier %s (keepalive: %s)", t->conf.name, up ? "on" : "off",
 		 up ? "the remote is heard again" : "nothing heard from the remote");
+	events_carrier(t, up);
 }
 
 int keepalive_open(struct tunnel *t)
