@@ -1147,8 +1147,8 @@ static void round_trip(const struct sitd_conf *c)
 	assert_memory_equal(&back, c, sizeof(*c));
 }
 
-/* clamp-mss [N], keepalive S[,R], keepalive-peer ADDR (issue 22). */
-static void test_cli_issue22(void **state)
+/* clamp-mss [N], keepalive S[,R], keepalive-peer ADDR. */
+static void test_cli_clamp_keepalive(void **state)
 {
 	static const char *const off[] = { "sit1", "remote", R, "local", L, NULL },
 			  *const auto_[] = { "sit1", "remote", R, "clamp-mss", "local", L, NULL },
@@ -1228,7 +1228,7 @@ int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(accept_cases) + ARRAY_SIZE(encap_cases) +
 				ARRAY_SIZE(reject_cases) + ARRAY_SIZE(format_cases) +
-				ARRAY_SIZE(accept6_cases) + ARRAY_SIZE(format6_cases) + 10];
+				ARRAY_SIZE(accept6_cases) + ARRAY_SIZE(format6_cases) + 11];
 	size_t n = 0;
 
 	TABLE(accept_cases, test_cli_accept);
@@ -1247,6 +1247,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_round_trip6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_takeover);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_netns);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_issue22);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cli_clamp_keepalive);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -981,8 +981,8 @@ static void test_parts(void **state)
 		tests[n++] = (struct CMUnitTest){ .name = (arr)[i].name, .test_func = (fn), \
 						  .initial_state = (void *)(uintptr_t)&(arr)[i] }
 
-/* clamp-mss and keepalive (issue 22): their keys, the state of each kind, the text line. */
-static void test_issue22(void **state)
+/* clamp-mss and keepalive: their keys, the state of each kind, the text line. */
+static void test_clamp_keepalive(void **state)
 {
 	struct sitd_conf c[3] = { IPIP1, IPIP1, IPIP1 };
 	struct sitd_show_keepalive ka[3] = {
@@ -1059,6 +1059,6 @@ int main(void)
 	TABLE(esc_cases, test_json_escape);
 	TABLE(short_cases, test_short);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_parts);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_issue22);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clamp_keepalive);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
