@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * keepalive (issue 22): the echo requests sitd sends through a tunnel to its keepalive
+ * keepalive: the echo requests sitd sends through a tunnel to its keepalive
  * peer, the replies it takes back, and the liveness decision.  The kernel's sit and ipip
  * have nothing of the kind; MikroTik's `keepalive interval,retries` is the model.
  *

@@ -165,7 +165,7 @@ struct tunnel {
 	bool ns_gone;
 	bool leaving;			/* daemon_remove: out of the list in one pass */
 	bool doomed;			/* devices_purge: in the monitor's link group */
-	/* keepalive (keepalive.c, issue 22); ka NULL: off */
+	/* keepalive (keepalive.c); ka NULL: off */
 	struct tunnel_ka *ka;
 	uint64_t ka_heard;		/* the receive owner: valid packets from the remote */
 	int ka_down;			/* atomic: carrier off; the next packet wakes the control thread */

@@ -144,7 +144,7 @@ enum seen {
 	SEEN_ENCAP = 1 << 8, SEEN_SPORT = 1 << 9, SEEN_DPORT = 1 << 10, SEEN_CSUM = 1 << 11,
 	SEEN_REMCSUM = 1 << 12, SEEN_CSUM6 = 1 << 13, SEEN_ELIM = 1 << 14, SEEN_FLOW = 1 << 15,
 	SEEN_DSCP = 1 << 16, SEEN_ALR = 1 << 17,
-	SEEN_CLAMP = 1 << 24, SEEN_KA = 1 << 25, SEEN_KAPEER = 1 << 26,	/* issue 22 */
+	SEEN_CLAMP = 1 << 24, SEEN_KA = 1 << 25, SEEN_KAPEER = 1 << 26,	/* clamp-mss, keepalive */
 };
 
 /* The underlay a keyword or mode is for: either, IPv4 only (sit, ipip), IPv6 only (ip6tnl). */

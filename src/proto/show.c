@@ -319,10 +319,10 @@ static void show_ip6tnl(struct pr *p, const struct sitd_conf *c)
 }
 
 /*
- * clamp-mss and keepalive (issue 22), additive: their keys only when set, but for the
+ * clamp-mss and keepalive, additive: their keys only when set, but for the
  * keepalive state, which a running tunnel always shows (off, up or down).
  */
-static void show_issue22(struct pr *p, const struct sitd_show_tunnel *t)
+static void show_clamp_keepalive(struct pr *p, const struct sitd_show_tunnel *t)
 {
 	const struct sitd_conf *c = t->conf;
 	const struct sitd_show_keepalive *ka = t->ka;
@@ -426,7 +426,7 @@ tail:
 		pr_str(p, "netns", " netns %s", c->netns);
 	if (t->netns_gone)
 		pr_bool(p, "netns_gone", " (netns gone)", true);
-	show_issue22(p, t);
+	show_clamp_keepalive(p, t);
 	if (!p->json)
 		out(p, "\n");
 	if (stats) {

@@ -15,7 +15,7 @@
 #include "core/conf.h"
 #include "core/stats.h"
 
-/* keepalive's state at run time (issue 22). */
+/* keepalive's state at run time. */
 struct sitd_show_keepalive {
 	bool up;			/* the carrier: the remote was heard from lately */
 	int64_t since_rx;		/* seconds since the last packet from the remote; -1: never */
