@@ -119,6 +119,8 @@ struct sitd_conf {
 	bool flowlabel_inherit;		/* `flowlabel inherit`: IP6_TNL_F_USE_ORIG_FLOWLABEL */
 	bool dscp_inherit;		/* `dscp inherit`: IP6_TNL_F_RCV_DSCP_COPY, on receive */
 	bool allow_localremote;		/* `allow-localremote`: IP6_TNL_F_ALLOW_LOCAL_REMOTE */
+	/* FOU/GUE over IPv6: `[no]encap-udp6-csum`, TUNNEL_ENCAP_FLAG_CSUM6 (default on). */
+	bool encap_csum6;
 	/*
 	 * `takeover`, sitd's own: a TUN device of that name that another owner or group may
 	 * attach to, or not made as sitd makes them, is removed and made anew; without it

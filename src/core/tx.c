@@ -43,6 +43,9 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
 	tx->clamp_n = conf->clamp_mss_n;
 	/* `ip link set mtu` changes it on the control thread (linkwatch.c): a relaxed load. */
 	tx->dev_mtu = __atomic_load_n(&conf->mtu, __ATOMIC_RELAXED);
+	tx->sport = conf->encap_sport;
+	tx->dport = conf->encap_dport;
+	tx->csum6 = conf->encap_csum6;
 }
 
 void sitd_tx_init(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_stats *stats,
@@ -233,6 +236,12 @@ static uint32_t tel_len(const struct sitd_tx *tx)
 	return tx->tel >= 0 ? IP6_TEL_HDR_LEN : 0;
 }
 
+/* fou6 / gue6: the UDP header and GUE's, after the option; 0 without encap. */
+static uint32_t udp6_len(const struct sitd_tx *tx)
+{
+	return tx->encap == SITD_ENCAP_NONE ? 0 : UDP_HDR_LEN + tx->encap_hdr;
+}
+
 /*
  * Bytes of the header area before the inner packet (where a segment's headers are
  * built): the IPv4 header, the GUE header, nothing for FOU; for an IPv6 outer header
@@ -240,9 +249,9 @@ static uint32_t tel_len(const struct sitd_tx *tx)
  */
 static uint32_t out_hdr_len(const struct sitd_tx *tx, uint32_t nf)
 {
-	if (!tx->outer6 || tx->encap != SITD_ENCAP_NONE)
+	if (!tx->outer6)
 		return tx->encap_hdr;
-	return IPV6_HDR_LEN + (nf > 1 ? IP6_FRAG_HDR_LEN : 0) + tel_len(tx);
+	return IPV6_HDR_LEN + (nf > 1 ? IP6_FRAG_HDR_LEN : 0) + tel_len(tx) + udp6_len(tx);
 }
 
 /* How many outer packets one inner packet of `inner_len` bytes becomes. */
@@ -251,11 +260,11 @@ static uint32_t nfrags(const struct sitd_tx *tx, uint32_t inner_len)
 	uint32_t fs;
 
 	if (tx->outer6) {
-		/* The option travels in the fragmentable part, with the inner packet. */
-		if (tx->encap != SITD_ENCAP_NONE || out_hdr_len(tx, 1) + inner_len <= tx->path_mtu)
+		/* The option (and UDP) travels in the fragmentable part, with the inner packet. */
+		if (out_hdr_len(tx, 1) + inner_len <= tx->path_mtu)
 			return 1;
 		fs = frag6_size(tx->path_mtu);
-		return (tel_len(tx) + inner_len + fs - 1) / fs;
+		return (tel_len(tx) + udp6_len(tx) + inner_len + fs - 1) / fs;
 	}
 
 	/* Over UDP the kernel writes the outer header, and fragments when DF is clear. */
@@ -598,6 +607,58 @@ static void iov_range(struct sitd_out *o, const struct iovec *a, const struct io
 	}
 }
 
+/* The one's complement sum of n bytes that start at an odd (odd = true) offset of a sum. */
+static uint32_t csum_at(const void *p, size_t n, bool odd)
+{
+	uint32_t s = csum_fold(csum_partial(p, n, 0));
+
+	return odd ? (uint16_t)(s << 8 | s >> 8) : s;
+}
+
+/*
+ * fou6 / gue6's UDP source port: encap-sport, or for auto one of the kernel's ephemeral
+ * range (udp_flow_src_port with ip_local_port_range's default 32768..60999) by the flow.
+ */
+uint16_t sitd_udp6_sport(uint16_t sport, uint32_t hash)
+{
+	enum { PORT_MIN = 32768, PORT_MAX = 60999 };
+
+	if (sport)
+		return sport;
+	return (uint16_t)((((uint64_t)hash * (PORT_MAX - PORT_MIN)) >> 32) + PORT_MIN);
+}
+
+/*
+ * [UDP][GUE] for one inner packet (slices a, b) as fou6_build_udp writes them: the ports,
+ * the length, and the checksum over the IPv6 pseudo-header, the UDP header, GUE and the
+ * inner packet (RFC 8200 8.1: mandatory over IPv6, a computed 0 sent as 0xffff), or 0 with
+ * noencap-udp6-csum (udp6_set_csum's nocheck: RFC 6935 / 6936's zero checksum).
+ */
+static void udp6_build(const struct sitd_tx *tx, uint8_t *u, const struct iovec *a,
+		       const struct iovec *b, uint32_t inner_len)
+{
+	uint32_t ulen = udp6_len(tx), len = ulen + inner_len, sum;
+
+	wr16(u, sitd_udp6_sport(tx->sport, tx->hash));
+	wr16(u + 2, tx->dport);
+	wr16(u + 4, (uint16_t)len);
+	u[6] = u[7] = 0;
+	if (tx->encap == SITD_ENCAP_GUE) {
+		/* GUE version 0, no flags, no options: the inner protocol only. */
+		u[8] = 0;
+		u[9] = tx->outer_proto;
+		u[10] = u[11] = 0;
+	}
+	if (!tx->csum6)
+		return;
+	sum = csum_pseudo6(tx->local6, tx->remote6, IPPROTO_UDP, len);
+	sum = csum_add(sum, csum_at(u, ulen, false));
+	sum = csum_add(sum, csum_at(a->iov_base, a->iov_len, false));
+	if (b->iov_len)
+		sum = csum_add(sum, csum_at(b->iov_base, b->iov_len, (ulen + a->iov_len) & 1));
+	csum_store_udp(u + 6, sum);
+}
+
 /*
  * emit() for an IPv6 outer header: [IPv6][option][inner], or when the packet must be
  * fragmented (RFC 8200 4.5) a train of [IPv6][Fragment][fragmentable part], in which the
@@ -608,10 +669,15 @@ static void iov_range(struct sitd_out *o, const struct iovec *a, const struct io
 static void emit6(struct sitd_tx *tx, const struct iovec *a, const struct iovec *b,
 		  uint32_t inner_len, uint32_t nfrag)
 {
-	uint32_t optlen = tel_len(tx), body = optlen + inner_len;
+	uint32_t optlen = tel_len(tx), ulen = udp6_len(tx), pre = optlen + ulen;
+	uint32_t body = pre + inner_len;
 	uint32_t fs = nfrag > 1 ? frag6_size(tx->path_mtu) : body, id = 0;
-	uint8_t first = optlen ? IPPROTO_DSTOPTS : tx->outer_proto;
+	uint8_t proto = ulen ? IPPROTO_UDP : tx->outer_proto;
+	uint8_t first = optlen ? IPPROTO_DSTOPTS : proto;
+	uint8_t udp[UDP_HDR_LEN + GUE_HDR_LEN];
 
+	if (ulen)
+		udp6_build(tx, udp, a, b, inner_len);
 	if (nfrag > 1)
 		id = tx->frag_id6++;
 	for (uint32_t k = 0, off = 0; k < nfrag; k++, off += fs) {
@@ -627,10 +693,14 @@ static void emit6(struct sitd_tx *tx, const struct iovec *a, const struct iovec 
 			hl += IP6_FRAG_HDR_LEN;
 		}
 		if (k == 0 && optlen) {
-			sitd_tel_build(h + hl, tx->outer_proto, (uint8_t)tx->tel);
+			sitd_tel_build(h + hl, proto, (uint8_t)tx->tel);
 			hl += IP6_TEL_HDR_LEN;
 		}
-		data = k == 0 ? n - optlen : n;
+		if (k == 0 && ulen) {
+			memcpy(h + hl, udp, ulen);
+			hl += ulen;
+		}
+		data = k == 0 ? n - pre : n;
 		sitd_outer6_build(h, tx->outer_tos, tx->outer_fl, (uint16_t)(hl - IPV6_HDR_LEN + data),
 				  nfrag > 1 ? IPPROTO_FRAGMENT : first, tx->outer_ttl, tx->local6,
 				  tx->remote6);
@@ -638,7 +708,7 @@ static void emit6(struct sitd_tx *tx, const struct iovec *a, const struct iovec 
 		o->iov[0].iov_base = h;
 		o->iov[0].iov_len = hl;
 		o->iovcnt = 1;
-		iov_range(o, a, b, k == 0 ? 0 : off - optlen, data);
+		iov_range(o, a, b, k == 0 ? 0 : off - pre, data);
 		o->len = hl + data;
 		o->csum_start = 0;
 		tx->nout++;
@@ -659,6 +729,10 @@ static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *
 	uint16_t id;
 	uint32_t fs;
 
+	if (tx->outer6) {
+		emit6(tx, a, b, inner_len, nfrag);
+		return;
+	}
 	if (tx->encap != SITD_ENCAP_NONE) {
 		struct sitd_out *o = &tx->out[tx->nout];
 		uint8_t *h = tx->hdr[tx->nout];
@@ -692,14 +766,8 @@ static void emit(struct sitd_tx *tx, const struct iovec *a, const struct iovec *
 		o->hash = tx->hash;
 		o->frame = tx->frame;
 		o->dst = tx->dst;
-		o->flowlabel = tx->outer6 ? tx->outer_fl : 0;
-		o->encap_limit = tx->outer6 ? tx->tel : -1;
 		o->csum_start = 0;
 		tx->nout++;
-		return;
-	}
-	if (tx->outer6) {
-		emit6(tx, a, b, inner_len, nfrag);
 		return;
 	}
 	id = tx->ip_id++;

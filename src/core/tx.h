@@ -25,8 +25,10 @@
  * IPv4's raw_send_hdrinc), so with local6 any the source is written as :: and the daemon
  * must first give the source it chose with sitd_tx_local6(), or refuse to send.  Its
  * check is against the device MTU only: outputs are cut to the path MTU given here.
- * With FOU/GUE the outputs are UDP payloads as over IPv4, out.flowlabel and
- * out.encap_limit saying what the kernel's IPv6 header and option should carry.
+ * With FOU/GUE (fou6) the outputs are whole packets too, for the same socket:
+ * [IPv6][Fragment?][option?][UDP][GUE header, gue only][inner], the order ip6_tnl_xmit
+ * writes (ip6_tnl_encap before ipv6_push_frag_opts), the UDP checksum computed here over
+ * the IPv6 pseudo-header (RFC 8200 8.1) or 0 with noencap-udp6-csum (RFC 6935 / 6936).
  */
 #ifndef SITD_TX_H
 #define SITD_TX_H
@@ -50,7 +52,7 @@ struct sitd_pmtu_cache;	/* pmtu.h */
 enum {
 	SITD_TX_MAX_OUT = 256,
 	/* outer header + largest inner L3 header + largest TCP header, rounded up */
-	SITD_TX_HDR_AREA = 336,
+	SITD_TX_HDR_AREA = 344,
 };
 _Static_assert(OUTER_HDR_LEN + INNER_L3_MAX + TCP_HDR_MAX <= SITD_TX_HDR_AREA, "header area");
 _Static_assert(OUTER6_HDR_MAX + INNER_L3_MAX + TCP_HDR_MAX <= SITD_TX_HDR_AREA, "header area 6");
@@ -69,9 +71,6 @@ struct sitd_out {
 	uint32_t hash;
 	uint32_t frame;
 	uint32_t dst;			/* the outer destination: remote, or chosen per packet */
-	/* Over FOU/GUE with an IPv6 outer header: its flow label, the option's limit (-1: none). */
-	uint32_t flowlabel;
-	int16_t encap_limit;
 	/*
 	 * With csum_defer: where the inner checksum left to the sending device starts, from
 	 * the outer header on, and where its field is from there; the field holds the
@@ -120,6 +119,8 @@ struct sitd_tx {
 	bool clamp;
 	uint16_t clamp_n;
 	uint32_t dev_mtu;		/* the device's MTU, as the tunnel had it at sitd_tx_use */
+	uint16_t sport, dport;		/* fou6: encap-sport (0: auto, per flow), encap-dport */
+	bool csum6;			/* fou6: encap-udp6-csum */
 
 	/* The frame being split. */
 	uint8_t *pkt;			/* inner IP packet inside the frame */
@@ -207,6 +208,9 @@ static inline void sitd_tx_reset(struct sitd_tx *tx)
 {
 	tx->nout = 0;
 }
+
+/* fou6's UDP source port: sport, or for 0 (auto) one by the flow's hash (tx.c). */
+uint16_t sitd_udp6_sport(uint16_t sport, uint32_t hash);
 
 /* Build an outer IPv4 header (RFC 791) with its checksum. */
 void sitd_outer_build(uint8_t *o, uint8_t tos, uint16_t totlen, uint16_t id, uint16_t frag,

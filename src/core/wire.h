@@ -43,7 +43,8 @@ enum sitd_lengths {
 enum {
 	IP6_FRAG_HDR_LEN = 8,		/* RFC 8200 4.5 */
 	IP6_TEL_HDR_LEN = 8,		/* the Destination Options header init_tel_txopt writes */
-	OUTER6_HDR_MAX = IPV6_HDR_LEN + IP6_FRAG_HDR_LEN + IP6_TEL_HDR_LEN,
+	/* fou6 / gue6 put [UDP][GUE] after the option (ip6_tnl_xmit: ip6_tnl_encap first). */
+	OUTER6_HDR_MAX = IPV6_HDR_LEN + IP6_FRAG_HDR_LEN + IP6_TEL_HDR_LEN + UDP_HDR_LEN + GUE_HDR_LEN,
 	IP6_MAX_PAYLOAD = 65535,	/* the payload length field; no jumbograms (RFC 2675) */
 	IP6_OPT_PAD1 = 0, IP6_OPT_PADN = 1,	/* RFC 8200 4.2 */
 	IP6_OPT_TEL = 4,		/* IPV6_TLV_TNL_ENCAP_LIMIT, RFC 2473 4.1.1 */

@@ -398,11 +398,21 @@ static int kw_noencap_csum(struct cli *p, const char *kw)
 	return 0;
 }
 
-/* [no]encap-udp6-csum: only about an IPv6 outer header, which sit and ipip never have. */
 static int kw_ignored(struct cli *p, const char *kw)
 {
 	(void)p;
 	(void)kw;
+	return 0;
+}
+
+/*
+ * [no]encap-udp6-csum: the UDP checksum over an IPv6 underlay (TUNNEL_ENCAP_FLAG_CSUM6,
+ * fou6_build_udp's udp6_set_csum); on by default as link_ip6tnl.c sets it.  sit and ipip
+ * never have an IPv6 outer header: there the words are accepted and mean nothing.
+ */
+static int kw_encap_csum6(struct cli *p, const char *kw)
+{
+	p->c->encap_csum6 = strcmp(kw, "encap-udp6-csum") == 0;
 	return 0;
 }
 
@@ -844,8 +854,8 @@ static const struct cli_keyword {
 	{ "encap-dport", { NULL }, SEEN_DPORT, kw_encap_dport, FAM_ANY },
 	{ "encap-csum", { NULL }, SEEN_CSUM, kw_encap_csum, FAM_ANY },
 	{ "noencap-csum", { NULL }, SEEN_CSUM, kw_noencap_csum, FAM_ANY },
-	{ "encap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored, FAM_ANY },
-	{ "noencap-udp6-csum", { NULL }, SEEN_CSUM6, kw_ignored, FAM_ANY },
+	{ "encap-udp6-csum", { NULL }, SEEN_CSUM6, kw_encap_csum6, FAM_ANY },
+	{ "noencap-udp6-csum", { NULL }, SEEN_CSUM6, kw_encap_csum6, FAM_ANY },
 	{ "encap-remcsum", { NULL }, SEEN_REMCSUM, kw_encap_remcsum, FAM_ANY },
 	{ "noencap-remcsum", { NULL }, SEEN_REMCSUM, kw_ignored, FAM_ANY },
 	{ "nogso", { NULL }, 0, kw_nogso, FAM_ANY },
@@ -975,14 +985,15 @@ static int cli_check6(struct cli *p)
 		return fail(p->err, p->errlen, "a link-local \"%s\" address (\"%s\") needs \"dev IFACE\"",
 			    p->argv[*p->bad - 1], p->argv[*p->bad]);
 	}
-	if (c->encap != SITD_ENCAP_NONE) {
-		*p->bad = p->encap_at;
-		return fail(p->err, p->errlen, "\"encap %s\" over an IPv6 underlay is not supported yet",
+	/* fou6 / gue6 as for IPv4: a destination port, and the UDP checksum on unless refused. */
+	if (c->encap != SITD_ENCAP_NONE && !c->encap_dport)
+		return fail(p->err, p->errlen, "\"encap %s\" needs \"encap-dport PORT\"",
 			    c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
-	}
-	if (p->seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM))
+	if (c->encap == SITD_ENCAP_NONE && (p->seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM | SEEN_CSUM6)))
 		return fail(p->err, p->errlen,
-			    "encap-sport, encap-dport and encap-csum need \"encap fou\" or \"encap gue\"");
+			    "encap-sport, encap-dport, encap-csum and encap-udp6-csum need \"encap fou\" or \"encap gue\"");
+	if (!(p->seen & SEEN_CSUM6))
+		c->encap_csum6 = c->encap != SITD_ENCAP_NONE;
 	if (p->tos_slash) {
 		*p->bad = p->tos_at;
 		return fail(p->err, p->errlen,
@@ -1106,6 +1117,7 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 			    c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
 	if (c->encap == SITD_ENCAP_NONE && (p->seen & (SEEN_SPORT | SEEN_DPORT | SEEN_CSUM)))
 		return fail(err, errlen, "encap-sport, encap-dport and encap-csum need \"encap fou\" or \"encap gue\"");
+	c->encap_csum6 = false;	/* no IPv6 outer header */
 	return cli_check_mtu(p);
 }
 

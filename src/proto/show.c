@@ -271,6 +271,26 @@ static void show_addrs(struct pr *p, const struct sitd_conf *c)
 	}
 }
 
+/* FOU/GUE's words; over IPv6 also the UDP checksum's, printed also when off (its default is on). */
+static void show_encap(struct pr *p, const struct sitd_conf *c)
+{
+	if (c->encap == SITD_ENCAP_NONE)
+		return;
+	pr_str(p, "encap", " encap %s", c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
+	if (c->encap_sport)
+		pr_u64(p, "encap_sport", " encap-sport %" PRIu64, c->encap_sport);
+	else
+		pr_str(p, "encap_sport", " encap-sport %s", "auto");
+	pr_u64(p, "encap_dport", " encap-dport %" PRIu64, c->encap_dport);
+	pr_bool(p, "encap_csum", " encap-csum", c->encap_csum);
+	if (c->outer != SITD_OUTER_IPV6)
+		return;
+	if (p->json)
+		pr_bool(p, "encap_udp6_csum", NULL, c->encap_csum6);
+	else
+		out(p, c->encap_csum6 ? " encap-udp6-csum" : " noencap-udp6-csum");
+}
+
 /*
  * An IPv6 underlay's settings, in ip6tunnel.c's print_tunnel() order and words ("encaplimit
  * 4 hoplimit 64 tclass 0x00 flowlabel 0x00000 (flowinfo 0x00000000)"), its JSON keys those
@@ -316,6 +336,7 @@ static void show_ip6tnl(struct pr *p, const struct sitd_conf *c)
 	pr_str(p, "flowinfo", " (flowinfo %s)", buf);
 	pr_bool(p, "dscp_inherit", " dscp inherit", c->dscp_inherit);
 	pr_bool(p, "allow_localremote", " allow-localremote", c->allow_localremote);
+	show_encap(p, c);
 }
 
 /*
@@ -395,15 +416,7 @@ static void show_one(struct pr *p, const struct sitd_show_tunnel *t, bool stats)
 	pr_bool(p, "pmtudisc", NULL, c->pmtudisc);
 	if (!c->pmtudisc && !p->json)
 		out(p, " nopmtudisc");
-	if (c->encap != SITD_ENCAP_NONE) {
-		pr_str(p, "encap", " encap %s", c->encap == SITD_ENCAP_FOU ? "fou" : "gue");
-		if (c->encap_sport)
-			pr_u64(p, "encap_sport", " encap-sport %" PRIu64, c->encap_sport);
-		else
-			pr_str(p, "encap_sport", " encap-sport %s", "auto");
-		pr_u64(p, "encap_dport", " encap-dport %" PRIu64, c->encap_dport);
-		pr_bool(p, "encap_csum", " encap-csum", c->encap_csum);
-	}
+	show_encap(p, c);
 	if (c->isatap)
 		pr_bool(p, "isatap", " isatap", true);
 	if (c->isatap)

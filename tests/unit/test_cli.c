@@ -480,12 +480,15 @@ static struct reject_case reject_cases[] = {
 	{ "reject6: 6rd-reset", { "t", "remote", R6, "6rd-reset", NULL }, { "\"6rd-reset\"", NULL } },
 	{ "reject6: prl-default", { "t", "mode", "any", "remote", R6, "prl-default", R, NULL },
 	  { "\"prl-default\"", "IPv4 underlay" } },
-	{ "reject6: encap fou over IPv6 (not yet)",
-	  { "t", "mode", "ip6ip6", "remote", R6, "encap", "fou", "encap-dport", "5555", NULL },
-	  { "encap fou", "not supported yet" } },
-	{ "reject6: encap gue over IPv6 (not yet)",
-	  { "t", "mode", "ipip6", "remote", R6, "encap", "gue", "encap-dport", "5555", NULL },
-	  { "encap gue", "not supported yet" } },
+	{ "reject6: encap fou over IPv6 needs encap-dport",
+	  { "t", "mode", "ip6ip6", "remote", R6, "encap", "fou", NULL },
+	  { "encap fou", "encap-dport" } },
+	{ "reject6: noencap-udp6-csum without encap",
+	  { "t", "mode", "ipip6", "remote", R6, "noencap-udp6-csum", NULL },
+	  { "encap-udp6-csum", "encap fou" } },
+	{ "reject6: encap-remcsum over IPv6 too",
+	  { "t", "mode", "ipip6", "remote", R6, "encap", "gue", "encap-dport", "1", "encap-remcsum", NULL },
+	  { "encap-remcsum", "not supported" } },
 	{ "reject6: encap-dport without encap", { "t", "mode", "ipip6", "remote", R6, "encap-dport", "5555", NULL },
 	  { "encap-dport", "encap fou" } },
 	{ "reject6: mtu 1279 on ip6ip6 (IPV6_MIN_MTU)", { "t", "mode", "ip6ip6", "remote", R6, "mtu", "1279", NULL },
@@ -784,6 +787,17 @@ struct format6_case {
 };
 
 static struct format6_case format6_cases[] = {
+	{ "format6: fou6 with encap-udp6-csum, link_ip6tnl.c's default",
+	  { "f6", "mode", "ip6ip6", "remote", R6, "encap", "fou", "encap-dport", "5555", "encap-sport", "5555", NULL },
+	  "f6: ipv6/ipv6 remote 2001:db8::2 local any encaplimit 4 hoplimit 64 tclass 0x00 "
+	  "flowlabel 0x00000 (flowinfo 0x00000000) encap fou encap-sport 5555 encap-dport 5555 "
+	  "encap-udp6-csum" },
+	{ "format6: gue6 without the UDP checksum, sport auto",
+	  { "g6", "mode", "ipip6", "remote", R6, "encap", "gue", "encap-dport", "6080", "noencap-udp6-csum",
+	    "encaplimit", "none", NULL },
+	  "g6: ip/ipv6 remote 2001:db8::2 local any encaplimit none hoplimit 64 tclass 0x00 "
+	  "flowlabel 0x00000 (flowinfo 0x00000000) encap gue encap-sport auto encap-dport 6080 "
+	  "noencap-udp6-csum" },
 	{ "format6: ip6ip6 with the defaults, as ip -6 tunnel show prints them",
 	  { "t0", "mode", "ip6ip6", "remote", R6, "local", L6, NULL },
 	  "t0: ipv6/ipv6 remote 2001:db8::2 local 2001:db8:1::1 encaplimit 4 hoplimit 64 tclass 0x00 "

@@ -688,30 +688,168 @@ static void test_tx6_gso(void **state)
 	assert_true(st.tx_fragments >= 8);
 }
 
-/* Over FOU with an IPv6 outer header: UDP payloads, what the kernel must write beside. */
+/* ---- FOU / GUE over IPv6 (fou6) ---- */
+
+/*
+ * The UDP datagram at u (ulen bytes) checked against pktgen's own sum over the IPv6
+ * pseudo-header (RFC 8200 8.1): it must come out 0 (or the field be 0 with csum off).
+ */
+static void check_udp6(const uint8_t *u, size_t ulen, uint16_t sport, uint16_t dport, bool csum)
+{
+	if (sport)
+		assert_int_equal(pg_get16(u), sport);
+	else
+		assert_true(pg_get16(u) >= 32768 && pg_get16(u) <= 60999);
+	assert_int_equal(pg_get16(u + 2), dport);
+	assert_int_equal(pg_get16(u + 4), ulen);
+	if (!csum) {
+		assert_int_equal(pg_get16(u + 6), 0);
+		return;
+	}
+	assert_int_not_equal(pg_get16(u + 6), 0);
+	assert_int_equal(pg_fold(pg_sum(u, ulen, pg_pseudo6(L6, R6, 17, (uint32_t)ulen))), 0xffff);
+}
+
+static void conf_fou6(enum sitd_encap e, uint16_t sport, bool csum6)
+{
+	conf6(SITD_MODE_ANY, 64, 0);
+	conf.encap = e;
+	conf.encap_sport = sport;
+	conf.encap_dport = 5555;
+	conf.encap_csum6 = csum6;
+	conf.flowlabel = 0x4242;
+}
+
+/*
+ * fou: [IPv6][option][UDP][inner], the order ip6_tnl_xmit pushes them (ip6_tnl_encap then
+ * ipv6_push_frag_opts); the option's limit the nested packet's less one; the checksum.
+ */
 static void test_tx6_fou(void **state)
+{
+	const uint8_t *o;
+	size_t n;
+
+	(void)state;
+	conf_fou6(SITD_ENCAP_FOU, 4444, true);
+	start();
+	n = nested_packet(2);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 1);
+	o = segs[0].p;
+	assert_int_equal(segs[0].len, 40 + 8 + 8 + n);
+	assert_int_equal(pg_get32(o) >> 28, 6);
+	assert_int_equal(flowlabel_of(o), 0x4242);
+	assert_int_equal(pg_get16(o + 4), 8 + 8 + n);
+	assert_int_equal(o[6], 60);
+	assert_int_equal(o[7], 64);
+	assert_memory_equal(o + 8, L6, 16);
+	assert_memory_equal(o + 24, R6, 16);
+	check_tel(o + 40, 17, 1);
+	check_udp6(o + 48, 8 + n, 4444, 5555, true);
+	assert_memory_equal(o + 56, orig + PG_VNET_LEN, n);
+	/* 1500 - 40 - 8 - 8 = 1444 */
+	start();
+	n = ip6_packet(1444);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(segs[0].len, 1500);
+	start();
+	n = ip6_packet(1445);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_ICMP);
+	check_ptb6(1444);
+}
+
+/* gue with encaplimit none, an IPv4 inner packet: [IPv6][UDP][GUE 0, proto 4][inner]. */
+static void test_tx6_gue(void **state)
+{
+	const uint8_t *o;
+	size_t n;
+
+	(void)state;
+	conf_fou6(SITD_ENCAP_GUE, 0, true);
+	conf.encap_limit_none = true;
+	start();
+	n = ip4_packet(301, true);	/* odd: the sum's last byte alone */
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 1);
+	o = segs[0].p;
+	assert_int_equal(segs[0].len, 40 + 8 + 4 + n);
+	assert_int_equal(o[6], 17);
+	assert_int_equal(pg_get16(o + 4), 8 + 4 + n);
+	check_udp6(o + 40, 12 + n, 0, 5555, true);
+	assert_int_equal(o[48], 0);	/* version 0, C 0, no options */
+	assert_int_equal(o[49], 4);	/* IPPROTO_IPIP */
+	assert_int_equal(pg_get16(o + 50), 0);
+	assert_memory_equal(o + 52, orig + PG_VNET_LEN, n);
+	/* 1500 - 40 - 12 = 1448 for an IPv4 packet: one more is Fragmentation Needed. */
+	start();
+	n = ip4_packet(1449, false);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_ICMP);
+	check_frag_needed(1448);
+}
+
+/* noencap-udp6-csum: a zero checksum (RFC 6935, udp6_set_csum with nocheck). */
+static void test_tx6_fou_nocsum(void **state)
 {
 	size_t n;
 
 	(void)state;
-	conf6(SITD_MODE_SIT, 64, 0);
-	conf.encap = SITD_ENCAP_FOU;
-	conf.encap_dport = 5555;
-	conf.flowlabel = 0x4242;
+	conf_fou6(SITD_ENCAP_FOU, 4444, false);
 	start();
-	n = nested_packet(2);
+	n = ip6_packet(200);
 	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
-	assert_true(sitd_tx_next(&tx));
-	assert_int_equal(tx.nout, 1);
-	assert_int_equal(tx.out[0].len, n);
-	assert_int_equal(tx.out[0].flowlabel, 0x4242);
-	assert_int_equal(tx.out[0].encap_limit, 1);
-	assert_int_equal(tx.out[0].ttl, 64);
-	/* 1500 - 40 - 8 - 8 = 1444 */
-	sitd_tx_reset(&tx);
-	n = ip6_packet(1445);
-	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_ICMP);
-	check_ptb6(1444);
+	drain();
+	check_udp6(segs[0].p + 48, 8 + n, 4444, 5555, false);
+}
+
+/* encap-sport auto: one port per flow, in the kernel's ephemeral range. */
+static void test_tx6_fou_sport(void **state)
+{
+	(void)state;
+	assert_int_equal(sitd_udp6_sport(7, 123), 7);
+	assert_int_equal(sitd_udp6_sport(0, 0), 32768);
+	assert_int_equal(sitd_udp6_sport(0, 0xffffffffu), 60998);
+}
+
+/* TSO over fou6: each segment its own IPv6 + option + UDP, checksummed, judged alone. */
+static void test_tx6_fou_gso(void **state)
+{
+	struct pg_tcp_pkt p6 = { .version = 6, .ttl = 64, .seq = 1000, .ack = 7,
+				 .flags = PG_ACK | PG_PSH, .payload = 20001, .seed = 9,
+				 .partial = true };
+	unsigned l4off;
+	size_t len;
+	uint32_t nseg;
+
+	(void)state;
+	/* 1500 - 40 - 8 - 12 = 1440 = 40 + 20 + 1380 */
+	conf_fou6(SITD_ENCAP_GUE, 0, true);
+	start();
+	len = gso_frame(&p6, PG_GSO_TCPV6, 1380, &l4off);
+	assert_int_equal(sitd_tx_begin(&tx, frame, (uint32_t)len, 1500, 0), SITD_TX_SEND);
+	drain();
+	nseg = (20001 + 1379) / 1380;
+	assert_int_equal(nsegs, nseg);
+	for (uint32_t i = 0; i < nseg; i++) {
+		const uint8_t *o = segs[i].p, *in = o + 40 + 8 + 12;
+		uint32_t plen = i + 1 < nseg ? 1380 : 20001 - 1380 * (nseg - 1);
+
+		assert_int_equal(segs[i].len, 40 + 8 + 12 + 60 + plen);
+		assert_true(segs[i].len <= 1500);
+		check_tel(o + 40, 17, 4);
+		check_udp6(o + 48, 12 + 60 + plen, 0, 5555, true);
+		assert_int_equal(pg_get16(o + 48), pg_get16(segs[0].p + 48));	/* one flow */
+		assert_int_equal(o[57], 41);
+		assert_int_equal(pg_get32(in + 40 + 4), 1000 + i * 1380);
+		assert_true(pg_l4_csum_ok(in, 40, PG_PROTO_TCP));
+	}
+	/* One byte more per segment: too big, Packet Too Big with 1440. */
+	start();
+	len = gso_frame(&p6, PG_GSO_TCPV6, 1381, &l4off);
+	assert_int_equal(sitd_tx_begin(&tx, frame, (uint32_t)len, 1500, 0), SITD_TX_ICMP);
+	check_ptb6(1440);
 }
 
 int main(void)
@@ -735,5 +873,9 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fragment);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_gso);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fou);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_gue);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fou_nocsum);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fou_sport);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fou_gso);
 	return _cmocka_run_group_tests("tx6", tests, n, NULL, NULL);
 }
