@@ -107,14 +107,14 @@ int sitd_rx_decap(struct sitd_rx *rx, uint8_t *pkt, uint32_t len, uint32_t *off,
 }
 
 
-int sitd_rx_decap_udp(struct sitd_rx *rx, uint8_t outer_tos, uint32_t src, uint8_t *pl, uint32_t len,
-		      uint32_t *off, uint32_t *inner_len)
+/*
+ * The UDP payload's inner protocol and the bytes before the inner packet: FOU's from the
+ * tunnel (or the version nibble for mode any), GUE's from its header.  0, or -1 counted.
+ */
+static int udp_payload(struct sitd_rx *rx, const uint8_t *pl, uint32_t len, uint8_t *proto,
+		       uint32_t *hl)
 {
-	uint32_t hl = 0;
-	uint8_t proto;
-
-	if (rx->remote && src != rx->remote)
-		return rx_drop(rx, SITD_DROP_rx_wrong_source);
+	*hl = 0;
 	if (len == 0)
 		return rx_drop(rx, SITD_DROP_rx_inner_truncated);
 	if (rx->encap == SITD_ENCAP_GUE && (pl[0] >> 6) == 0) {
@@ -126,19 +126,32 @@ int sitd_rx_decap_udp(struct sitd_rx *rx, uint8_t outer_tos, uint32_t src, uint8
 		/* No flag or option is known to sitd (as validate_gue_flags without remcsum). */
 		if ((pl[0] & 0x1f) || pl[2] || pl[3])
 			return rx_drop(rx, SITD_DROP_rx_gue_flags);
-		proto = pl[1];
-		hl = GUE_HDR_LEN;
+		*proto = pl[1];
+		*hl = GUE_HDR_LEN;
 	} else if (rx->encap == SITD_ENCAP_GUE && (pl[0] >> 6) != 1) {
 		return rx_drop(rx, SITD_DROP_rx_gue_version);
 	} else if (rx->encap == SITD_ENCAP_GUE) {
 		/* GUE version 1, "direct IP": the version nibble says which (gue_udp_recv). */
-		proto = sitd_outer_proto(ip_version(pl));
+		*proto = sitd_outer_proto(ip_version(pl));
 	} else {
 		/* FOU: the tunnel's protocol, or for mode any what the version nibble says. */
-		proto = rx->mode != SITD_MODE_ANY ? (uint8_t)rx->mode : sitd_outer_proto(ip_version(pl));
+		*proto = rx->mode != SITD_MODE_ANY ? (uint8_t)rx->mode : sitd_outer_proto(ip_version(pl));
 	}
-	if (!proto_ok(rx, proto))
+	if (!proto_ok(rx, *proto))
 		return rx_drop(rx, SITD_DROP_rx_proto);
+	return 0;
+}
+
+int sitd_rx_decap_udp(struct sitd_rx *rx, uint8_t outer_tos, uint32_t src, uint8_t *pl, uint32_t len,
+		      uint32_t *off, uint32_t *inner_len)
+{
+	uint32_t hl;
+	uint8_t proto;
+
+	if (rx->remote && src != rx->remote)
+		return rx_drop(rx, SITD_DROP_rx_wrong_source);
+	if (udp_payload(rx, pl, len, &proto, &hl))
+		return -1;
 	if (rx_inner(rx, outer_tos, false, proto, pl + hl, len - hl, inner_len))
 		return -1;
 	*off = hl;
@@ -193,26 +206,60 @@ static bool any6(const uint8_t *a)
 	return ip6_addr_is_unspecified(a);
 }
 
-int sitd_rx_decap6(struct sitd_rx *rx, const struct sitd_rx6_outer *o, uint8_t *pkt, uint32_t len,
-		   uint32_t *off, uint32_t *inner_len)
+/* ip6_tnl_lookup's match on the outer addresses, then ip6_tnl_rcv_ctl's rules. */
+static int rx6_ends(struct sitd_rx *rx, const struct sitd_rx6_outer *o)
 {
-	/* 1. Who sent it and to whom: ip6_tnl_lookup's match, then its proto check. */
 	if (!any6(rx->remote6) && memcmp(o->src, rx->remote6, 16) != 0)
 		return rx_drop(rx, SITD_DROP_rx_wrong_source);
 	if (!any6(rx->local6) && memcmp(o->dst, rx->local6, 16) != 0)
 		return rx_drop(rx, SITD_DROP_rx_wrong_dest);
-	if (!proto_ok(rx, o->nexthdr))
-		return rx_drop(rx, SITD_DROP_rx_proto);
+	return 0;
+}
 
-	/* 2. ip6_tnl_rcv_ctl.  The destination is ours: the kernel delivered it here. */
+/* ip6_tnl_rcv_ctl.  The destination is ours: the kernel delivered it here. */
+static int rx6_ctl(struct sitd_rx *rx, const struct sitd_rx6_outer *o)
+{
 	if (!rx_cap_rcv(rx, o->dst, o->src))
 		return rx_drop(rx, SITD_DROP_rx_outer_addr);
 	if (o->src_is_local && !rx->allow_localremote)
 		return rx_drop(rx, SITD_DROP_rx_local_remote);
+	return 0;
+}
+
+int sitd_rx_decap6(struct sitd_rx *rx, const struct sitd_rx6_outer *o, uint8_t *pkt, uint32_t len,
+		   uint32_t *off, uint32_t *inner_len)
+{
+	/* 1. Who sent it and to whom: ip6_tnl_lookup's match, then its proto check. */
+	if (rx6_ends(rx, o))
+		return -1;
+	if (!proto_ok(rx, o->nexthdr))
+		return rx_drop(rx, SITD_DROP_rx_proto);
+
+	/* 2. ip6_tnl_rcv_ctl. */
+	if (rx6_ctl(rx, o))
+		return -1;
 
 	/* 3. The inner packet, as for an IPv4 outer header (__ip6_tnl_rcv). */
 	if (rx_inner(rx, o->tclass, rx->dscp_inherit, o->nexthdr, pkt, len, inner_len))
 		return -1;
 	*off = 0;
+	return 0;
+}
+
+int sitd_rx_decap_udp6(struct sitd_rx *rx, const struct sitd_rx6_outer *o, uint8_t *pl, uint32_t len,
+		       uint32_t *off, uint32_t *inner_len)
+{
+	uint32_t hl;
+	uint8_t proto;
+
+	if (rx6_ends(rx, o))
+		return -1;
+	if (udp_payload(rx, pl, len, &proto, &hl))
+		return -1;
+	if (rx6_ctl(rx, o))
+		return -1;
+	if (rx_inner(rx, o->tclass, rx->dscp_inherit, proto, pl + hl, len - hl, inner_len))
+		return -1;
+	*off = hl;
 	return 0;
 }

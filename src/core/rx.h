@@ -80,4 +80,14 @@ struct sitd_rx6_outer {
 int sitd_rx_decap6(struct sitd_rx *rx, const struct sitd_rx6_outer *o, uint8_t *pkt, uint32_t len,
 		   uint32_t *off, uint32_t *inner_len);
 
+/*
+ * FOU/GUE over IPv6 (fou6): `pl` is one UDP payload (len bytes) an IPv6 UDP socket handed
+ * over, o its addresses (msg_name, IPV6_PKTINFO) and traffic class (IPV6_TCLASS); the
+ * kernel checked the UDP checksum, or took a zero one (UDP_NO_CHECK6_RX, as fou's
+ * udp_sock_create6 sets it), and removed the option.  The rules of sitd_rx_decap6 with
+ * the inner protocol from FOU / GUE as sitd_rx_decap_udp finds it (o->nexthdr unused).
+ */
+int sitd_rx_decap_udp6(struct sitd_rx *rx, const struct sitd_rx6_outer *o, uint8_t *pl, uint32_t len,
+		       uint32_t *off, uint32_t *inner_len);
+
 #endif

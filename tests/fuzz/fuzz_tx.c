@@ -22,8 +22,11 @@
  *	[11..]	the frame: [virtio_net_hdr][IP packet]
  *
  * With an IPv6 outer header [5] is the encapsulation limit and [6] bit 0 encaplimit
- * none, bit 1 flowlabel inherit, bit 2 local any, bits 3-7 a fixed flow label (times
- * 0x8421); bit 2 of [0] (nopmtudisc) means nothing.  Checked on every output: it parses
+ * none, bit 1 flowlabel inherit, bit 2 local any, bits 3-4 FOU/GUE over IPv6 (0 none,
+ * 1 fou, 2 gue, 3 fou with noencap-udp6-csum; dport 5555), bits 5-7 a fixed flow label
+ * (times 0x8421); bit 2 of [0] (nopmtudisc) means nothing.  fou6 outputs carry
+ * [UDP][GUE] after the option: ports, length, the checksum over the IPv6 pseudo-header
+ * (or 0), GUE's version 0 header naming the inner protocol.  Checked on every output: it parses
  * as IPv6 from remote to local (or ::) with the payload length it has, a next header
  * chain [Fragment]?[Destination Options]?[41 or 4] whose option is init_tel_txopt's
  * byte for byte, with the limit the model expects (the configured one, or the inner
@@ -99,6 +102,7 @@ static struct {
 	uint8_t want_tos, want_ttl;	/* over UDP: what the kernel is asked to write */
 	bool outer6;
 	int want_tel;			/* IPv6 outer: the option's limit, -1 none */
+	bool csum6;			/* fou6: the UDP checksum is set */
 	uint32_t elen;			/* IPv6 outer: bytes the MTU is judged less */
 	uint32_t pp_sent;		/* Parameter Problems written */
 	uint32_t len6;			/* an inner IPv6 packet's declared length, within the frame */
@@ -305,11 +309,46 @@ static uint32_t ref_enc_lim(const uint8_t *p, uint32_t len)
 	}
 }
 
+/* The next header after the IPv6 outer header and option: UDP for fou6, else the inner's. */
+static uint8_t proto6(unsigned version)
+{
+	if (g.encap != SITD_ENCAP_NONE)
+		return IPPROTO_UDP;
+	return version == 6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+}
+
+/*
+ * After the option: fou6's [UDP][GUE] (n bytes in all, from src to REMOTE6) checked
+ * field by field with an independent sum over the pseudo-header, then the inner packet;
+ * without encap, the inner packet whose protocol nh is.
+ */
+static void verify_body6(const uint8_t *u, uint32_t n, uint8_t nh, const uint8_t *src)
+{
+	uint32_t hl = UDP_HDR_LEN + (g.encap == SITD_ENCAP_GUE ? GUE_HDR_LEN : 0);
+	uint8_t inner_proto = ip_version(g.pkt) == 6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+
+	if (g.encap == SITD_ENCAP_NONE) {
+		verify_inner(u, n, nh);
+		return;
+	}
+	CHECK(nh == IPPROTO_UDP && n > hl);
+	CHECK(rd16(u + 2) == 5555 && rd16(u + 4) == n);
+	CHECK(rd16(u) >= 32768 && rd16(u) <= 60999);	/* encap-sport auto */
+	if (g.csum6)
+		CHECK(rd16(u + 6) != 0 &&
+		      csum_fold(csum_partial(u, n, csum_pseudo6(src, REMOTE6, IPPROTO_UDP, n))) == 0xffff);
+	else
+		CHECK(rd16(u + 6) == 0);
+	if (g.encap == SITD_ENCAP_GUE)
+		CHECK(u[8] == 0 && u[9] == inner_proto && u[10] == 0 && u[11] == 0);
+	verify_inner(u + hl, n - hl, inner_proto);
+}
+
 /* The option's 8 bytes at d, for an inner packet of this version. */
 static void verify_tel(const uint8_t *d, unsigned version)
 {
 	CHECK(g.want_tel >= 0);
-	CHECK(d[0] == (version == 6 ? IPPROTO_IPV6 : IPPROTO_IPIP));
+	CHECK(d[0] == proto6(version));
 	CHECK(d[1] == 0 && d[2] == 4 && d[3] == 1 && d[4] == (uint8_t)g.want_tel);
 	CHECK(d[5] == 1 && d[6] == 1 && d[7] == 0);
 }
@@ -369,10 +408,10 @@ static void verify_out6(const struct sitd_out *o)
 		if (nh == IPPROTO_DSTOPTS) {
 			CHECK(dlen >= 8);
 			verify_tel(flat + hl, version);
-			verify_inner(flat + hl + 8, dlen - 8, flat[hl]);
+			verify_body6(flat + hl + 8, dlen - 8, flat[hl], flat + IP6_SRC);
 		} else {
 			CHECK(g.want_tel < 0);
-			verify_inner(flat + hl, dlen, nh);
+			verify_body6(flat + hl, dlen, nh, flat + IP6_SRC);
 		}
 		return;
 	}
@@ -396,10 +435,10 @@ static void verify_out6(const struct sitd_out *o)
 	if (train.proto == IPPROTO_DSTOPTS) {
 		CHECK(train.len >= 8);
 		verify_tel(inner, version);
-		verify_inner(inner + 8, train.len - 8, inner[0]);
+		verify_body6(inner + 8, train.len - 8, inner[0], flat + IP6_SRC);
 	} else {
 		CHECK(g.want_tel < 0);
-		verify_inner(inner, train.len, train.proto);
+		verify_body6(inner, train.len, train.proto, flat + IP6_SRC);
 	}
 }
 
@@ -672,10 +711,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		conf.encap_limit = data[5];
 		conf.encap_limit_none = data[6] & 1;
 		conf.flowlabel_inherit = data[6] & 2;
-		conf.flowlabel = ((uint32_t)(data[6] >> 3) * 0x8421u) & 0xfffffu;
+		conf.flowlabel = ((uint32_t)(data[6] >> 5) * 0x8421u) & 0xfffffu;
+		conf.encap = (data[6] >> 3 & 3) == 2 ? SITD_ENCAP_GUE :
+			     (data[6] >> 3 & 3) ? SITD_ENCAP_FOU : SITD_ENCAP_NONE;
+		conf.encap_csum6 = (data[6] >> 3 & 3) != 3;
 	}
 	if (conf.encap != SITD_ENCAP_NONE)
-		conf.encap_dport = rd16(data + 5) ? rd16(data + 5) : 5555;
+		conf.encap_dport = rd16(data + 5) && !conf.outer ? rd16(data + 5) : 5555;
 	nframes = data[0] & 32 ? MAX_FRAMES : data[0] & 8 ? 2 : 1;
 	grow = data[0] & 16 ? rd16(data + 8) : 0;
 	now = (uint64_t)data[7] * 1000000u;
@@ -713,7 +755,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off = g.len6 ? ref_enc_lim(g.pkt, g.len6) : 0;
 		if (off && g.pkt[off + 2])
 			g.want_tel = g.pkt[off + 2] - 1;
-		g.elen = IPV6_HDR_LEN + (g.want_tel >= 0 ? 8u : 0u);
+		g.elen = IPV6_HDR_LEN + (g.want_tel >= 0 ? 8u : 0u) +
+			 (conf.encap == SITD_ENCAP_FOU ? 8u : conf.encap == SITD_ENCAP_GUE ? 12u : 0u);
+		g.csum6 = conf.encap_csum6;
 	}
 	if (flen >= VNET_HDR_LEN) {
 		vnet_hdr_read(&vh, pristine);
@@ -787,7 +831,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flush();
 	if (g.frames_sent)
 		CHECK(g.seg_seen == g.frames_sent * g.nseg);
-	if (g.encap != SITD_ENCAP_NONE) {
+	if (g.encap != SITD_ENCAP_NONE && !g.outer6) {
 		/* One output per segment, the last frame's too; no outer IPv4 header built. */
 		if (g.frames_sent)
 			CHECK(fr.set && fr.nout == g.nseg);

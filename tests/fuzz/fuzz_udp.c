@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: decapsulation of one FOU or GUE UDP payload (sitd_rx_decap_udp).
+ * libFuzzer target: decapsulation of one FOU or GUE UDP payload (sitd_rx_decap_udp, and
+ * with bit 5 sitd_rx_decap_udp6 for an IPv6 underlay, fou6).
  *
  * Input:
  *	[0]	bits 0-1 mode (0 any, 1 ipip, 2 sit, 3 any); bit 2 encap gue (else fou);
  *		bit 3 the payload comes from the remote (else from [6..9]); bit 4 no remote
- *		configured (any source)
+ *		configured (any source); bit 5 IPv6 outer: remote 2001:db8::[2..5], source
+ *		2001:db8::[6..9] unless from the remote, destination local 2001:db8::1, the
+ *		traffic class [1]
  *	[1]	outer TOS, as IP_RECVTOS reports it
  *	[2..5]	remote, [6..9] source (wire order)
  *	[10..]	the UDP payload
@@ -68,6 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sitd_stats stats;
 	struct sitd_rx rx;
 	struct sitd_ipinfo ii, before;
+	struct sitd_rx6_outer o6;
+	uint8_t src6[16] = { 0x20, 0x01, 0x0d, 0xb8 }, dst6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	bool six;
 	uint8_t *orig, *pl, *in, tos;
 	uint32_t len, src, off = 0xdeadbeef, ilen = 0xdeadbeef;
 	bool gue, src_ok, inner_csum_ok = false;
@@ -83,6 +89,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conf.encap_dport = 5555;
 	conf.remote = data[0] & 16 ? 0 : rd32(data + 2);
 	src = data[0] & 8 ? rd32(data + 2) : rd32(data + 6);
+	six = data[0] & 32;
+	if (six) {
+		/* Global unicast ends: ip6_tnl_get_cap takes them all; the source never ours. */
+		conf.outer = SITD_OUTER_IPV6;
+		if (conf.remote) {
+			memcpy(conf.remote6, src6, 16);
+			wr32(conf.remote6 + 12, conf.remote);
+		}
+		memcpy(conf.local6, dst6, 16);
+		conf.remote = 0;
+		wr32(src6 + 12, src);
+		o6 = (struct sitd_rx6_outer){ .src = src6, .dst = dst6, .tclass = data[1] };
+	}
 	tos = data[1];
 	gue = conf.encap == SITD_ENCAP_GUE;
 	sitd_rx_init(&rx, &conf, &stats);
@@ -95,9 +114,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(pl, orig, len);
 	if (len)
 		ver = orig[0] >> 6;
-	src_ok = !conf.remote || src == conf.remote;
+	src_ok = six ? ip6_addr_is_unspecified(conf.remote6) || !memcmp(src6, conf.remote6, 16)
+		     : !conf.remote || src == conf.remote;
 
-	r = sitd_rx_decap_udp(&rx, tos, src, pl, len, &off, &ilen);
+	if (six)
+		r = sitd_rx_decap_udp6(&rx, &o6, pl, len, &off, &ilen);
+	else
+		r = sitd_rx_decap_udp(&rx, tos, src, pl, len, &off, &ilen);
 	if (r != 0) {
 		enum sitd_drop why = the_drop(&stats);
 

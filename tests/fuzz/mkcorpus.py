@@ -184,6 +184,7 @@ NOPMTUDISC, TWICE, GROW, TIMES64 = 4, 8, 16, 32
 ENCAP_FOU, ENCAP_GUE = 0x40, 0x80           # bits 6-7: encap fou / gue (first_id: the dport)
 OUTER6 = 0xC0                               # bits 6-7 = 3: an IPv6 outer header
 O6_LIMIT_NONE, O6_FL_INHERIT, O6_LOCAL_ANY = 1, 2, 4    # [6] with OUTER6
+O6_FOU, O6_GUE, O6_FOU_NOCSUM = 0x08, 0x10, 0x18       # [6] bits 3-4: fou6 / gue6
 
 
 def tx_cfg(mode, path_mtu, flags=0, ttl=0, tos=0, first_id=1, ms=0, grow=0, damper=0):
@@ -334,13 +335,13 @@ def tx_seeds():
     # Limit 3 behind a hop-by-hop header, encaplimit none: an option of 2 goes out.
     opts = bytes([IPPROTO_UDP, 0, 4, 1, 3, 1, 1, 0])
     s["o6_nested_limit3_none"] = tx_cfg(MODE_SIT, 1500, flags=OUTER6,
-                                        first_id=O6_LIMIT_NONE | 0x50) + vnet() + \
+                                        first_id=O6_LIMIT_NONE | 0xa0) + vnet() + \
         ipv6(HOST6_A, HOST6_B, IPPROTO_HOPOPTS, ext_hdr(IPPROTO_DSTOPTS, 0) + opts + u)
     # Path 1280: an inner IPv6 packet of 1280 bytes fragmented outside (RFC 2473 7.1),
     # local any, a fixed flow label.
     p = tcp6_packet(1220, partial=False)
     s["o6_tcp6_frag1280"] = tx_cfg(MODE_SIT, 1280, flags=OUTER6,
-                                   first_id=4 << 8 | O6_LOCAL_ANY | 0x38) + vnet() + p
+                                   first_id=4 << 8 | O6_LOCAL_ANY | 0xe0) + vnet() + p
     # Path 1280, GSO TCPv6 with segments of 1280 bytes: a train per segment.
     p = tcp6_packet(8000)
     s["o6_gso_tcp6_frag"] = tx_cfg(MODE_SIT, 1280, flags=OUTER6, first_id=0) + \
@@ -356,6 +357,27 @@ def tx_seeds():
     p = tcp6_packet(3000)
     s["o6_gso_tcp6_ptb"] = tx_cfg(MODE_SIT, 1400, flags=OUTER6, first_id=O6_FL_INHERIT) + \
         gso_frame(p, 40, 20, 1320, GSO_TCPV6)
+
+    # fou6 / gue6: [IPv6][option][UDP][GUE][inner].  ip6ip6 over fou, GSO through 1500:
+    # 1500 - 40 - 8 - 8 = 1444 inside, MSS 1384 behind 40 + 20.
+    p = tcp6_packet(7000)
+    s["fou6_gso_tcp6"] = tx_cfg(MODE_SIT, 1500, flags=OUTER6, ttl=64, first_id=4 << 8 | O6_FOU) + \
+        gso_frame(p, 40, 20, 1384, GSO_TCPV6)
+    # ipip6 over gue, encaplimit none, GSO TCPv4 one byte too big: Fragmentation Needed 1448.
+    p = tcp4_packet(4000)
+    s["gue6_gso_tcp4_too_big"] = tx_cfg(MODE_IPIP, 1500, flags=OUTER6,
+                                        first_id=O6_LIMIT_NONE | O6_GUE) + \
+        gso_frame(p, 20, 20, 1409, GSO_TCPV4)
+    # Zero UDP checksums (noencap-udp6-csum), an odd-length IPv4 datagram.
+    pay = pattern(301, 5)
+    p = ipv4(HOST4_A, HOST4_B, IPPROTO_UDP, l4_full(
+        udp(4000, 4001, pay), 6, pseudo4(a4(HOST4_A), a4(HOST4_B), IPPROTO_UDP, 8 + len(pay))))
+    s["fou6_nocsum_udp4_odd"] = tx_cfg(MODE_ANY, 1500, flags=OUTER6,
+                                       first_id=4 << 8 | O6_FOU_NOCSUM) + vnet() + p
+    # Path 1280, an inner IPv6 packet of 1280 bytes: the train carries [option][UDP][GUE].
+    p = tcp6_packet(1220, partial=False)
+    s["gue6_tcp6_frag1280"] = tx_cfg(MODE_SIT, 1280, flags=OUTER6, first_id=4 << 8 | O6_GUE) + \
+        vnet() + p
     return s
 
 
@@ -459,7 +481,7 @@ def rx6_seeds():
 
 # ---------------------------------------------------------------- fuzz_udp seeds
 
-UDP_GUE, FROM_REMOTE, NO_REMOTE = 4, 8, 16
+UDP_GUE, FROM_REMOTE, NO_REMOTE, UDP_SIX = 4, 8, 16, 32
 OTHER4 = "198.51.100.99"    # a source that is not the remote
 
 
@@ -514,6 +536,13 @@ def udp_seeds():
     # Who sent it: another address, and a tunnel without a remote (any source).
     s["fou_wrong_source"] = udp_cfg(MODE_SIT, 0) + tcp6
     s["fou_any_no_remote"] = udp_cfg(MODE_ANY, NO_REMOTE) + tcp6
+    # fou6 / gue6 (UDP_SIX): the same payloads over an IPv6 underlay, the traffic class
+    # in place of the TOS.
+    s["fou6_sit_tcp6"] = udp_cfg(MODE_SIT, FROM_REMOTE | UDP_SIX) + tcp6
+    s["gue6_ipip_tcp4"] = udp_cfg(MODE_IPIP, FROM_REMOTE | UDP_GUE | UDP_SIX) + gue(IPPROTO_IPIP) + tcp4
+    s["fou6_wrong_source"] = udp_cfg(MODE_ANY, UDP_SIX) + tcp4
+    s["gue6_no_remote_ce_on_ect0"] = udp_cfg(MODE_SIT, NO_REMOTE | UDP_GUE | UDP_SIX, tos=0x03) + \
+        gue(IPPROTO_IPV6) + tcp6_packet(300, partial=False, tclass=0x02)
     return s
 
 
@@ -1121,8 +1150,8 @@ def main():
                "fuzz_http": http_seeds(), "fuzz_mss": mss_seeds(),
                "fuzz_keepalive": ka_seeds()}
     for target, seeds in targets.items():
-        # fuzz_tx covers two outer families, the others one.
-        assert len(seeds) < (40 if target == "fuzz_tx" else 32), target
+        # fuzz_tx covers two outer families and fou6, the others one.
+        assert len(seeds) < (48 if target == "fuzz_tx" else 32), target
         d = os.path.join(out, target)
         os.makedirs(d, exist_ok=True)
         for name, data in sorted(seeds.items()):

@@ -299,6 +299,61 @@ static void ipv4_untouched(void **state)
 	assert_int_equal(rx.remote, PG_OUTER_REMOTE);
 }
 
+/* ---- FOU / GUE over IPv6 (sitd_rx_decap_udp6): the UDP payload, the same rules ---- */
+
+static void fou6_rx(void **state)
+{
+	struct sitd_rx6_outer o = facts(17, 0x02);
+	uint32_t off = 99, ilen = 0;
+	size_t n;
+
+	(void)state;
+	/* fou, mode ip6ip6: the payload is the inner packet; ECT(0) outside, Not-ECT in. */
+	setup6(SITD_MODE_SIT, true, true, false, false, false);
+	rx.encap = SITD_ENCAP_FOU;
+	n = mk_inner(6, 200, 0x02);
+	assert_int_equal(sitd_rx_decap_udp6(&rx, &o, pkt, (uint32_t)n, &off, &ilen), 0);
+	assert_int_equal(off, 0);
+	assert_int_equal(ilen, n);
+	assert_memory_equal(pkt, orig, n);
+	/* gue, mode ipip6: [0, 4, 0, 0] then IPv4; dscp inherit copies the outer DSCP. */
+	setup6(SITD_MODE_IPIP, true, false, true, false, false);
+	rx.encap = SITD_ENCAP_GUE;
+	o = facts(17, 0xb8);
+	n = mk_inner(4, 100, 0);
+	memmove(pkt + 4, pkt, n);
+	pkt[0] = 0;
+	pkt[1] = 4;
+	pkt[2] = pkt[3] = 0;
+	assert_int_equal(sitd_rx_decap_udp6(&rx, &o, pkt, (uint32_t)n + 4, &off, &ilen), 0);
+	assert_int_equal(off, 4);
+	assert_int_equal(ilen, n);
+	assert_int_equal(pkt[4 + 1], 0xb8);
+	assert_int_equal(pg_csum(pkt + 4, 20), 0);
+	/* gue naming IPv6 on an ipip6 tunnel: rx_proto. */
+	pkt[1] = 41;
+	assert_int_equal(sitd_rx_decap_udp6(&rx, &o, pkt, (uint32_t)n + 4, &off, &ilen), -1);
+	assert_int_equal(st.drop[SITD_DROP_rx_proto], 1);
+	/* From another address: rx_wrong_source, before the payload is read. */
+	o.src = OTHER6;
+	assert_int_equal(sitd_rx_decap_udp6(&rx, &o, pkt, 0, &off, &ilen), -1);
+	assert_int_equal(st.drop[SITD_DROP_rx_wrong_source], 1);
+	/* remote any and a multicast source: ip6_tnl_get_cap refuses it (rx_outer_addr). */
+	setup6(SITD_MODE_ANY, false, false, false, false, false);
+	rx.encap = SITD_ENCAP_FOU;
+	o = facts(17, 0);
+	o.src = MCAST6;
+	n = mk_inner(6, 120, 0);
+	assert_int_equal(sitd_rx_decap_udp6(&rx, &o, pkt, (uint32_t)n, &off, &ilen), -1);
+	assert_int_equal(st.drop[SITD_DROP_rx_outer_addr], 1);
+	/* One of our own addresses as the source: rx_local_remote, unless allowed. */
+	o = facts(17, 0);
+	o.src_is_local = true;
+	assert_int_equal(sitd_rx_decap_udp6(&rx, &o, pkt, (uint32_t)n, &off, &ilen), -1);
+	assert_int_equal(st.drop[SITD_DROP_rx_local_remote], 1);
+	assert_int_equal(total_drops(), 2);
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[ARRAY_SIZE(drops) + 8];
@@ -313,5 +368,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(ecn_ce_not_ect);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(ecn_dscp_table);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(ipv4_untouched);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(fou6_rx);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
