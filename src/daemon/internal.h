@@ -56,11 +56,18 @@ enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3, EV_RING = 4,
 #define EV_TAG_MASK 7u	/* the pointers are malloc's, 8-byte aligned at least */
 
 /* The raw paths of an IPv6 underlay (ip6tnl) are their own kinds: other sockets, keys. */
-enum outer_kind { OUTER_RAW41, OUTER_RAW4, OUTER_UDP, OUTER_RAW6_41, OUTER_RAW6_4 };
+enum outer_kind { OUTER_RAW41, OUTER_RAW4, OUTER_UDP, OUTER_RAW6_41, OUTER_RAW6_4, OUTER_UDP6 };
 
+/* The kinds whose table is a sitd_table6: the IPv6 raw paths and FOU/GUE over IPv6. */
 static inline bool outer_is6(enum outer_kind k)
 {
-	return k == OUTER_RAW6_41 || k == OUTER_RAW6_4;
+	return k == OUTER_RAW6_41 || k == OUTER_RAW6_4 || k == OUTER_UDP6;
+}
+
+/* A FOU/GUE port's socket, IPv4 or IPv6 (port and encap set). */
+static inline bool outer_is_udp(enum outer_kind k)
+{
+	return k == OUTER_UDP || k == OUTER_UDP6;
 }
 
 struct outer;
@@ -85,8 +92,8 @@ struct outer_ring {
 /* A shared receive path: one socket, the tunnels that receive through it, their table. */
 struct outer {
 	enum outer_kind kind;
-	uint16_t port;			/* OUTER_UDP */
-	enum sitd_encap encap;		/* OUTER_UDP: fou or gue, one per port as the kernel's */
+	uint16_t port;			/* OUTER_UDP, OUTER_UDP6 */
+	enum sitd_encap encap;		/* fou or gue, one per port (and family) as the kernel's */
 	int fd;
 	struct outer_ring *ring;	/* -R ring (raw kinds), or NULL; control thread */
 	unsigned refs;			/* tunnels using it */

@@ -23,8 +23,9 @@
 
 static const char *outer_name(const struct outer *o, char *buf, size_t len)
 {
-	if (o->kind == OUTER_UDP)
-		snprintf(buf, len, "%s port %u", o->encap == SITD_ENCAP_GUE ? "gue" : "fou", o->port);
+	if (outer_is_udp(o->kind))
+		snprintf(buf, len, "%s%s port %u", o->encap == SITD_ENCAP_GUE ? "gue" : "fou",
+			 o->kind == OUTER_UDP6 ? "6" : "", o->port);
 	else if (outer_is6(o->kind))
 		snprintf(buf, len, "ipv6 protocol %u", o->kind == OUTER_RAW6_41 ? 41 : 4);
 	else
@@ -43,10 +44,10 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		return NULL;
 	}
 	o->kind = k;
-	if (k == OUTER_UDP) {
+	if (outer_is_udp(k)) {
 		o->port = c->encap_dport;
 		o->encap = c->encap;
-		o->fd = ps_udp_rx_open(c->encap_dport);
+		o->fd = k == OUTER_UDP6 ? ps_udp6_rx_open(c->encap_dport) : ps_udp_rx_open(c->encap_dport);
 		/* The ports' owners are spread over the workers, the raw sockets' is the first. */
 		o->worker = d->next_udp_worker++ % d->nw;
 	} else if (outer_is6(k)) {
@@ -61,7 +62,7 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		o->worker = 0;
 	}
 	if (o->fd < 0) {
-		if (k != OUTER_UDP && (o->fd == -EPERM || o->fd == -EACCES))
+		if (!outer_is_udp(k) && (o->fd == -EPERM || o->fd == -EACCES))
 			log_warnx("%s: cannot open a raw socket for %s: needs CAP_NET_RAW (%s)", c->name,
 				  outer_name(o, what, sizeof(what)), strerror(-o->fd));
 		else
@@ -90,12 +91,12 @@ struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum o
 	struct outer *o;
 
 	for (o = d->outers; o; o = o->next)
-		if (o->kind == k && (k != OUTER_UDP || o->port == c->encap_dport))
+		if (o->kind == k && (!outer_is_udp(k) || o->port == c->encap_dport))
 			break;
-	if (o && k == OUTER_UDP && o->encap != c->encap) {
-		/* As `ip fou add port P` makes a port either fou or gue. */
-		log_warnx("%s: port %u already carries %s for other tunnels", c->name, o->port,
-			  o->encap == SITD_ENCAP_GUE ? "gue" : "fou");
+	if (o && outer_is_udp(k) && o->encap != c->encap) {
+		/* As `ip fou add port P` (with -6: another socket) makes a port either fou or gue. */
+		log_warnx("%s: port %u already carries %s%s for other tunnels", c->name, o->port,
+			  o->encap == SITD_ENCAP_GUE ? "gue" : "fou", k == OUTER_UDP6 ? " over IPv6" : "");
 		return NULL;
 	}
 	if (!o) {
@@ -428,7 +429,7 @@ void outer_rings(struct sitd_daemon *d, const struct sitd_conf *c, unsigned n)
 		unsigned k;
 		uint32_t *l;
 
-		if (o->kind == OUTER_UDP || outer_is6(o->kind))
+		if (outer_is_udp(o->kind) || outer_is6(o->kind))
 			continue;	/* -R ring is for the IPv4 raw paths */
 		l = ring_set(d, c, n, proto, &k);
 		if (!l) {

@@ -417,6 +417,63 @@ static void rx_udp(struct worker *w, const struct sitd_table *tab, int n)
 	}
 }
 
+/*
+ * FOU/GUE over IPv6 (fou6): UDP payloads as rx_udp's, the outer facts as rx_raw6's (the
+ * source msg_name's, destination and device IPV6_PKTINFO's, traffic class IPV6_TCLASS's),
+ * looked up in ip6_tnl_lookup's order and judged by sitd_rx_decap_udp6.
+ */
+static void rx_udp6(struct worker *w, const struct sitd_table6 *tab, int n)
+{
+	const struct sitd_host6 *host = qsbr_read(w->d->host6);
+
+	for (int i = 0; i < n; i++) {
+		struct msghdr *h = &w->rmsgs[i].msg_hdr;
+		uint32_t total = w->rmsgs[i].msg_len, seg = total;
+		struct sitd_rx6_outer ro = { .nexthdr = IPPROTO_UDP };
+		uint8_t dst[16] = { 0 };
+		struct tunnel *t;
+
+		if ((h->msg_flags & MSG_TRUNC) || h->msg_namelen < sizeof(struct sockaddr_in6) ||
+		    w->names[i].v6.sin6_family != AF_INET6) {
+			STAT_DROP(&w->stats, rx_truncated);
+			continue;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+			int v;
+
+			if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+				struct in6_pktinfo pi;
+
+				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+				memcpy(dst, &pi.ipi6_addr, 16);
+				ro.ifindex = pi.ipi6_ifindex;
+			} else if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_TCLASS) {
+				memcpy(&v, CMSG_DATA(c), sizeof(v));
+				ro.tclass = (uint8_t)v;
+			} else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+				memcpy(&v, CMSG_DATA(c), sizeof(v));
+				if (v > 0)
+					seg = (uint32_t)v;
+			}
+		}
+		ro.src = w->names[i].v6.sin6_addr.s6_addr;
+		ro.dst = dst;
+		ro.src_is_local = host6_has(host, ro.src);
+		t = sitd_table6_lookup(tab, ro.src, dst, ro.ifindex);
+		if (!t) {
+			STAT_DROP(&w->stats, rx_no_tunnel);
+			continue;
+		}
+		for (uint32_t off = 0; off < total; off += seg) {
+			uint32_t dlen = total - off < seg ? total - off : seg, ioff, ilen;
+			uint8_t *d = w->bufs[i] + off;
+
+			if (sitd_rx_decap_udp6(&t->rx, &ro, d, dlen, &ioff, &ilen) == 0)
+				rx_push(w, t, d + ioff, ilen, 0, 0);
+		}
+	}
+}
+
 void rx_outer(struct worker *w, struct outer *o)
 {
 	/* The table as published now; it stays valid until this worker is quiescent. */
@@ -432,6 +489,8 @@ void rx_outer(struct worker *w, struct outer *o)
 			break;
 		if (o->kind == OUTER_UDP)
 			rx_udp(w, tab, n);
+		else if (o->kind == OUTER_UDP6)
+			rx_udp6(w, tab6, n);
 		else if (outer_is6(o->kind))
 			rx_raw6(w, tab6, o->kind == OUTER_RAW6_41 ? IPPROTO_IPV6 : IPPROTO_IPIP, n);
 		else
@@ -598,6 +657,28 @@ static void rx_raw6_error(struct worker *w, const struct sitd_table6 *tab,
 	}
 }
 
+/*
+ * fou6: an error about a packet sent from the port (encap-sport = encap-dport: the kernel's
+ * __udp6_lib_err finds the socket by that source port and has applied Packet Too Big to
+ * its route, ip6_sk_update_pmtu).  The quoted headers are not given, so every tunnel of
+ * the port reads its own route's path MTU again.
+ */
+static void rx_udp6_error(struct worker *w, const struct sitd_table6 *tab,
+			  const struct sock_extended_err *ee)
+{
+	bool ptb = (ee->ee_origin == SO_EE_ORIGIN_ICMP6 && ee->ee_type == 2) ||	/* RFC 4443 3.2 */
+		   (ee->ee_origin == SO_EE_ORIGIN_LOCAL && ee->ee_errno == EMSGSIZE);
+
+	if (!ptb || !tab)
+		return;
+	for (uint32_t k = 0; k < tab->n; k++) {
+		struct tunnel *t = tab->ent[k].tunnel;
+
+		STAT_INC(t->rx_stats.err_frag_needed);
+		path_mtu_stale(w, t, 0);
+	}
+}
+
 void rx_outer_errors(struct worker *w, struct outer *o)
 {
 	const struct sitd_table *tab = qsbr_read(o->table);
@@ -611,7 +692,9 @@ void rx_outer_errors(struct worker *w, struct outer *o)
 
 		if (!ee)
 			return;
-		if (outer_is6(o->kind))
+		if (o->kind == OUTER_UDP6)
+			rx_udp6_error(w, tab6, ee);
+		else if (outer_is6(o->kind))
 			rx_raw6_error(w, tab6, ee, n);
 		else if (o->kind == OUTER_UDP)
 			rx_udp_error(w, tab, ee, rd32((const uint8_t *)&to.sin_addr));

@@ -279,7 +279,11 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		t->ifindex = if_nametoindex(c->name);
 	}
 
-	if (c->encap != SITD_ENCAP_NONE) {
+	if (c->encap != SITD_ENCAP_NONE && c->outer == SITD_OUTER_IPV6) {
+		/* fou6: whole packets the core builds, sent as ip6ip6's; the port's socket receives. */
+		if (raw6_tx_all(d, c) < 0 || !(t->path[0] = outer_get(d, c, OUTER_UDP6, closing)))
+			goto fail;
+	} else if (c->encap != SITD_ENCAP_NONE) {
 		t->path[0] = outer_get(d, c, OUTER_UDP, closing);
 		if (!t->path[0] || udp_tx_all(t) < 0)
 			goto fail;

@@ -390,15 +390,17 @@ static void tx_flush(struct worker *w, struct tunnel *t)
 {
 	if (!w->tx.nout)
 		return;
+	/* fou6 too: the core wrote the IPv6 and UDP headers (tx.h). */
+	if (t->conf.outer == SITD_OUTER_IPV6) {
+		tx_flush_raw6(w, t);
+		return;
+	}
 	if (t->conf.encap != SITD_ENCAP_NONE) {
 		tx_flush_udp(w, t, 0);
 		sitd_tx_reset(&w->tx);
 		return;
 	}
-	if (t->conf.outer == SITD_OUTER_IPV6)
-		tx_flush_raw6(w, t);
-	else
-		tx_flush_raw(w, t);
+	tx_flush_raw(w, t);
 }
 
 /*

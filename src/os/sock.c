@@ -353,3 +353,22 @@ int tcp_listen(const struct sitd_listen *l, int backlog)
 		return close_errno(fd);
 	return fd;
 }
+
+int udp6_rx_open(uint16_t port)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), on = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_UDP, UDP_GRO, &on, sizeof(on)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || fcntl_nonblock(fd) < 0)
+		return close_errno(fd);
+	set_bufs(fd);
+	return fd;
+}

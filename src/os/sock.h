@@ -99,4 +99,17 @@ int udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mod
  * 0 or -errno. */
 int udp_tx_setup(int fd, int pmtudisc_mode, int csum);
 
+/*
+ * FOU/GUE over IPv6 (fou6): a port's receive socket, bound to ([::], port) with
+ * IPV6_V6ONLY (IPv4 FOU on the same port is another socket), non-blocking, with UDP_GRO,
+ * IPV6_RECVPKTINFO (the destination and device, for the lookup), IPV6_RECVTCLASS (ECN),
+ * IPV6_RECVERR (Packet Too Big about packets sent from the port), and UDP_NO_CHECK6_RX:
+ * zero checksums taken, as fou's udp_sock_create6 leaves use_udp6_rx_checksums off
+ * (RFC 6936); a non-zero one is still checked by the kernel.  The fd, or -errno.
+ */
+int udp6_rx_open(uint16_t port);
+#ifndef UDP_NO_CHECK6_RX
+#define UDP_NO_CHECK6_RX 102	/* linux/udp.h; the monitor's seccomp filter names it too */
+#endif
+
 #endif

@@ -56,7 +56,7 @@ struct owned {
 /* The sockets the monitor hands out, counted against what the configuration needs. */
 enum grant {
 	G_RAW41, G_RAW4, G_RAW_SEND, G_ICMP6, G_UDP_RX, G_UDP_TX, G_PACKET, G_RING,
-	G_RAW6_41, G_RAW6_4, G_RAW6_SEND, G_NETNS_NL, G_COUNT
+	G_RAW6_41, G_RAW6_4, G_RAW6_SEND, G_NETNS_NL, G_UDP6_RX, G_COUNT
 };
 
 static const char *const grant_name[G_COUNT] = {
@@ -64,6 +64,7 @@ static const char *const grant_name[G_COUNT] = {
 	"ICMPv6 sockets", "UDP receive sockets", "UDP send sockets", "AF_PACKET sockets",
 	"AF_PACKET rings", "IPv6 raw sockets for next header 41", "IPv6 raw sockets for next header 4",
 	"IPv6 raw send sockets", "netlink sockets in other namespaces",
+	"IPv6 UDP receive sockets",
 };
 
 enum {
@@ -335,10 +336,13 @@ static bool any_carries(enum sitd_outer outer, uint8_t proto)
 	return false;
 }
 
-/* Some stanza sends over an IPv6 underlay (ip6tnl, raw: FOU/GUE over IPv6 is not yet). */
+/* Some stanza sends over an IPv6 underlay: ip6tnl, and FOU/GUE over IPv6 (fou6), both raw. */
 static bool any_outer6(void)
 {
-	return any_carries(SITD_OUTER_IPV6, IPPROTO_IPV6) || any_carries(SITD_OUTER_IPV6, IPPROTO_IPIP);
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		if (mon.confs[i].outer == SITD_OUTER_IPV6)
+			return true;
+	return false;
 }
 
 static unsigned count_isatap(void)
@@ -351,10 +355,11 @@ static unsigned count_isatap(void)
 }
 
 /* A stanza receives FOU/GUE on port (its encap-dport). */
-static bool udp_rx_listed(uint16_t port)
+static bool udp_rx_listed(uint16_t port, enum sitd_outer outer)
 {
 	for (unsigned i = 0; i < mon.nconfs; i++)
-		if (mon.confs[i].encap != SITD_ENCAP_NONE && mon.confs[i].encap_dport == port)
+		if (mon.confs[i].encap != SITD_ENCAP_NONE && mon.confs[i].encap_dport == port &&
+		    mon.confs[i].outer == outer)
 			return true;
 	return false;
 }
@@ -365,7 +370,7 @@ static bool udp_tx_listed(const struct priv_req *r)
 	for (unsigned i = 0; i < mon.nconfs; i++) {
 		const struct sitd_conf *c = &mon.confs[i];
 
-		if (c->encap != SITD_ENCAP_NONE && c->local == r->local &&
+		if (c->encap != SITD_ENCAP_NONE && c->outer == SITD_OUTER_IPV4 && c->local == r->local &&
 		    c->encap_sport == r->port && !strncmp(c->dev, r->name, sizeof(c->dev)))
 			return true;
 	}
@@ -391,14 +396,18 @@ static unsigned grant_cap(enum grant g)
 		/* One per worker; the IPv6 ones opened with the first IPv6 tunnel, and kept. */
 		return mon.workers + GRANT_SLACK;
 	case G_UDP_RX:
+	case G_UDP6_RX:
 		for (unsigned i = 0; i < mon.nconfs; i++)
-			n += mon.confs[i].encap != SITD_ENCAP_NONE;
+			n += mon.confs[i].encap != SITD_ENCAP_NONE &&
+			     (mon.confs[i].outer == SITD_OUTER_IPV6) == (g == G_UDP6_RX);
 		return 2 * n + GRANT_SLACK;
 	case G_UDP_TX:
 		for (unsigned i = 0; i < mon.nconfs; i++) {
 			const struct sitd_conf *c = &mon.confs[i];
 
-			if (c->encap != SITD_ENCAP_NONE && c->encap_sport != c->encap_dport)
+			/* fou6 sends through the IPv6 raw send socket (G_RAW6_SEND). */
+			if (c->encap != SITD_ENCAP_NONE && c->outer == SITD_OUTER_IPV4 &&
+			    c->encap_sport != c->encap_dport)
 				n += c->encap_sport ? 1 : UDP_TX_PER_TUNNEL;
 		}
 		return 2 * n + GRANT_SLACK;
@@ -813,10 +822,16 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		*fd = icmp6_open(r->ifindex);
 		break;
 	case PRIV_UDP_RX_OPEN:
-		if ((e = grant(r, G_UDP_RX, udp_rx_listed(r->port),
+		if ((e = grant(r, G_UDP_RX, udp_rx_listed(r->port, SITD_OUTER_IPV4),
 			       "no stanza's encap-dport is that port")) < 0)
 			return e;
 		*fd = udp_rx_open(r->port);
+		break;
+	case PRIV_UDP6_RX_OPEN:
+		if ((e = grant(r, G_UDP6_RX, udp_rx_listed(r->port, SITD_OUTER_IPV6),
+			       "no IPv6 stanza's encap-dport is that port")) < 0)
+			return e;
+		*fd = udp6_rx_open(r->port);
 		break;
 	case PRIV_UDP_TX_OPEN:
 		if ((e = grant(r, G_UDP_TX, udp_tx_listed(r),

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "os/log.h"
+#include "os/sock.h"
 
 /* The sanitizers' runtimes make calls of their own (LeakSanitizer stops the world with ptrace). */
 #if defined(__SANITIZE_ADDRESS__)
@@ -255,16 +256,16 @@ static void allow_sockopts(scmp_filter_ctx ctx, const struct sockopt *o, size_t 
 
 /*
  * bind(2)'s address is a pointer seccomp cannot read; its length tells the family apart:
- * sockaddr_nl (12), sockaddr_in (16), sockaddr_ll (20, the monitor's rings only).  No
- * sockaddr_in6 (28), and no sockaddr_un of a path: neither process binds one after its
- * filter is in.
+ * sockaddr_nl (12), sockaddr_in (16), and for the monitor only sockaddr_ll (20, its
+ * rings) and sockaddr_in6 (28, fou6's port: udp6_rx_open).  No sockaddr_un of a path:
+ * neither process binds one after its filter is in.
  */
-static void allow_bind(scmp_filter_ctx ctx, bool packet)
+static void allow_bind(scmp_filter_ctx ctx, bool monitor)
 {
 	static const scmp_datum_t lens[] = { sizeof(struct sockaddr_nl), sizeof(struct sockaddr_in),
-					     sizeof(struct sockaddr_ll) };
+					     sizeof(struct sockaddr_ll), sizeof(struct sockaddr_in6) };
 
-	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]) - !packet; i++) {
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]) - (monitor ? 0 : 2); i++) {
 		const struct scmp_arg_cmp a = SCMP_A2(SCMP_CMP_EQ, lens[i], 0);
 
 		rule(ctx, SCMP_ACT_ALLOW, "bind", 1, &a);
@@ -402,7 +403,8 @@ static void monitor_filter(pid_t child, bool setns)
 		{ SOL_PACKET, PACKET_RX_RING }, { IPPROTO_IPV6, IPV6_UNICAST_HOPS },
 		{ IPPROTO_ICMPV6, ICMP6_FILTER }, { IPPROTO_IPV6, IPV6_HDRINCL },
 		{ IPPROTO_IPV6, IPV6_RECVERR }, { IPPROTO_IPV6, IPV6_RECVPKTINFO },
-		{ IPPROTO_IPV6, IPV6_RECVTCLASS },
+		{ IPPROTO_IPV6, IPV6_RECVTCLASS }, { IPPROTO_IPV6, IPV6_V6ONLY },
+		{ SOL_UDP, UDP_NO_CHECK6_RX },
 	};
 	scmp_filter_ctx ctx = filter_new();
 

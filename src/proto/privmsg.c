@@ -45,6 +45,7 @@ static const struct {
 	[PRIV_METRICS_LISTEN] = { "metrics-listen", 0 },
 	[PRIV_TUN_DOOM] = { "tun-doom", F_IFINDEX },
 	[PRIV_TUN_PURGE] = { "tun-purge", 0 },
+	[PRIV_UDP6_RX_OPEN] = { "udp6-rx-open", F_PORT },
 };
 
 const char *priv_type_name(unsigned type)
@@ -140,7 +141,7 @@ int priv_req_parse(const void *buf, size_t len, struct priv_req *out, const char
 		*why = "protocol not 4 or 41";
 		return -1;
 	}
-	if (r.type == PRIV_UDP_RX_OPEN && !r.port) {
+	if ((r.type == PRIV_UDP_RX_OPEN || r.type == PRIV_UDP6_RX_OPEN) && !r.port) {
 		*why = "port 0";
 		return -1;
 	}

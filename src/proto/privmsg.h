@@ -51,7 +51,9 @@ enum priv_type {
 	/* Removing many TUN devices at once: one unregistration for all (monitor.c). */
 	PRIV_TUN_DOOM,		/* ifindex: a device the monitor opened, into its link group */
 	PRIV_TUN_PURGE,		/* the link group removed, if it holds only such devices */
-	PRIV_TYPE_MAX = PRIV_TUN_PURGE,
+	/* FOU/GUE over IPv6 (fou6) */
+	PRIV_UDP6_RX_OPEN,	/* port (not 0): FOU/GUE over IPv6, bound to [::] -> fd */
+	PRIV_TYPE_MAX = PRIV_UDP6_RX_OPEN,
 };
 
 struct priv_req {

@@ -45,6 +45,15 @@ expect_eq "... and eight send sockets on ports of the kernel's" \
 	"$(tr , '\n' <<<"$got" | grep '^udp ' | grep -v '^udp 5555 ' | awk '{ n += substr($3, 2) } END { print n }')" 8
 teardown
 
+# fou6 (FOU over IPv6): the port's UDPv6 socket and the IPv6 raw send socket per worker,
+# which the core's whole packets go through; no raw6 41 receive socket, no UDP send socket.
+setup_pair6
+start_sitd "$NS_A" fou6-a -w 2 t6 mode ip6ip6 remote $B6U local $A6U encap fou encap-dport 5555
+PID_A=$LAST_PID
+expect_eq "fou6: udp6 on port 5555 and raw6 255 per worker, no raw6 41" \
+	"$(sockets "$PID_A")" "raw 255 x2,raw6 255 x2,udp6 5555 x1"
+teardown
+
 # -T packet -R ring: an AF_PACKET send socket per worker (protocol 0: it takes nothing),
 # one ring bound to IPv4 (0800) for protocol 41.
 setup_pair

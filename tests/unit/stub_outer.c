@@ -45,6 +45,12 @@ int ps_udp_rx_open(uint16_t port)
 	return fake_socket();
 }
 
+int ps_udp6_rx_open(uint16_t port)
+{
+	(void)port;
+	return fake_socket();
+}
+
 int ps_ring_open(uint8_t proto)
 {
 	(void)proto;

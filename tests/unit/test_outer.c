@@ -100,6 +100,38 @@ static void test_raw_shared_and_released(void **state)
 	assert_null(d.outers);
 }
 
+/* fou6: a port's IPv6 socket is its own path, apart from IPv4's, with the same clash. */
+static void test_udp6_ports(void **state)
+{
+	struct sitd_conf fou = udp(SITD_ENCAP_FOU, 5555, 0, true);
+	struct sitd_conf gue6 = udp(SITD_ENCAP_GUE, 5555, 5555, true);
+	struct sitd_conf fou6 = udp(SITD_ENCAP_FOU, 5555, 5555, true);
+	struct outer *closing = NULL, *a, *b, *c;
+
+	(void)state;
+	gue6.outer = fou6.outer = SITD_OUTER_IPV6;
+	a = outer_get(&d, &fou, OUTER_UDP, &closing);
+	/* gue over IPv6 on the port IPv4 fou has: another socket (ip fou add -6), allowed. */
+	b = outer_get(&d, &gue6, OUTER_UDP6, &closing);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(b->kind, OUTER_UDP6);
+	assert_int_equal(b->port, 5555);
+	assert_false(b->tx_set);	/* fou6 sends through the raw socket, never the port's */
+	assert_int_equal(stub.opened, 2);
+	/* fou over IPv6 on the IPv6 gue port: refused, as for IPv4. */
+	assert_null(outer_get(&d, &fou6, OUTER_UDP6, &closing));
+	assert_int_equal(stub.warnings, 1);
+	c = outer_get(&d, &gue6, OUTER_UDP6, &closing);
+	assert_ptr_equal(c, b);
+	outer_put(&d, a, &closing);
+	outer_put(&d, b, &closing);
+	outer_put(&d, c, &closing);
+	assert_null(d.outers);
+	outer_close(closing);
+}
+
 static void test_udp_ports_and_the_fou_gue_clash(void **state)
 {
 	struct sitd_conf fou = udp(SITD_ENCAP_FOU, 5555, 0, true);
@@ -259,6 +291,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_raw_shared_and_released, setup),
 		cmocka_unit_test_setup(test_udp_ports_and_the_fou_gue_clash, setup),
+		cmocka_unit_test_setup(test_udp6_ports, setup),
 		cmocka_unit_test_setup(test_port_send_options_agree, setup),
 		cmocka_unit_test_setup(test_failures_leave_nothing, setup),
 		cmocka_unit_test_setup(test_rebuild_publishes_and_hands_back, setup),

@@ -36,6 +36,7 @@ static struct priv_req valid(enum priv_type t)
 		r.ifindex = 7;
 		break;
 	case PRIV_UDP_RX_OPEN:
+	case PRIV_UDP6_RX_OPEN:
 		r.port = 5555;
 		break;
 	case PRIV_UDP_TX_OPEN:
@@ -201,6 +202,9 @@ static void test_bounds(void **state)
 	r = valid(PRIV_UDP_RX_OPEN);
 	r.port = 0;
 	assert_string_equal(why_of(&r), "port 0");
+	r = valid(PRIV_UDP6_RX_OPEN);
+	r.port = 0;
+	assert_string_equal(why_of(&r), "port 0");
 	r = valid(PRIV_UDP_TX_OPEN);
 	r.port = 0;			/* any source port */
 	assert_null(why_of(&r));
@@ -290,6 +294,7 @@ static void test_raw6(void **state)
 	assert_string_equal(why_of(&r), "a field this request does not take is set");
 	assert_string_equal(priv_type_name(PRIV_TUN_DOOM), "tun-doom");
 	assert_string_equal(priv_type_name(PRIV_TUN_PURGE), "tun-purge");
+	assert_string_equal(priv_type_name(PRIV_UDP6_RX_OPEN), "udp6-rx-open");
 }
 
 /*
@@ -303,7 +308,7 @@ static void test_unlocked_gone(void **state)
 		assert_string_not_equal(priv_type_name(t), "packet-open");
 		assert_string_not_equal(priv_type_name(t), "icmp6-open");
 	}
-	assert_int_equal(PRIV_TYPE_MAX, 22);
+	assert_int_equal(PRIV_TYPE_MAX, 23);
 }
 
 static void test_prefixes_and_routes(void **state)
