@@ -16,7 +16,7 @@ OUT=${1:?usage: mkinitramfs.sh OUTDIR}
 CACHE=${SITD_INTEROP_CACHE:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/sitd-interop}}
 CACHE=${CACHE:-/var/cache/sitd-interop}
 # The modules the VM loads, each after its dependencies (resolved below with modinfo).
-WANT=(virtio_pci virtio_net veth sit ipip fou tunnel6 ip6_tunnel act_pedit act_csum act_gact cls_matchall cls_u32 sch_ingress)
+WANT=(virtio_pci virtio_net veth sit ipip fou tunnel6 ip6_tunnel fou6 act_pedit act_csum act_gact cls_matchall cls_u32 sch_ingress)
 
 die() { echo "mkinitramfs: FATAL: $*" >&2; exit 1; }
 

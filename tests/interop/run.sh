@@ -178,7 +178,7 @@ teardown() {
 	h ip link set $TAP mtu 1500
 	vm 'ip link del sit1 2>/dev/null; ip link del ipip1 2>/dev/null; ip link del auto6 2>/dev/null
 	    ip link del is0 2>/dev/null
-	    for p in 5555 5556; do ip fou del port $p 2>/dev/null; done
+	    for p in 5555 5556; do ip fou del port $p 2>/dev/null; ip fou del port $p -6 2>/dev/null; done
 	    tc qdisc del dev eth0 clsact 2>/dev/null
 	    ip link set eth0 mtu 1500; ip route flush cache' >/dev/null 2>&1
 	h ip route flush cache 2>/dev/null
@@ -1082,13 +1082,99 @@ cell_ip6ip6_fixed() {
 	result "ip6ip6, hoplimit 17, tclass 0x48, flowlabel 0x12345: those outer fields, sitd as the kernel"
 }
 
+# 11 --------------------------------------------------------------------------
+# FOU / GUE over IPv6 (fou6): sitd against the kernel's ip6tnl with `encap fou|gue` (ip
+# link, as `ip -6 tunnel` has no encap words) and its `ip fou add ... -6` port 5555.
+# tunnels_fou6 MODE "SITD ARGS" "KERNEL ARGS" [VM PREP]: as tunnels6, the kernel's end
+# made with `ip link add ip6t1 type ip6tnl`.
+tunnels_fou6() {
+	local mode=$1 sargs=$2 kargs=$3 prep=${4:-}
+	teardown
+	vm "ip link del ip6t1 2>/dev/null; ip -6 addr replace $U6V/64 dev eth0 nodad" >/dev/null 2>&1
+	h ip -6 addr replace $U6H/64 dev $TAP nodad
+	DEV=ip6t1
+	# shellcheck disable=SC2086
+	sitd_up ip6t1 mode $mode remote $U6V local $U6H $sargs || return 1
+	vm "$prep
+	    ip link add ip6t1 type ip6tnl mode $mode remote $U6H local $U6V $kargs || exit 1
+	    ip link set ip6t1 up
+	    [ $mode = ip6ip6 ] && ip addr add $V6/64 dev ip6t1 nodad
+	    [ $mode = ipip6 ] && ip addr add $V4IN/24 dev ip6t1
+	    exit 0" >"$LOGDIR/vm-tunnel.log" 2>&1 ||
+		{ bad "kernel tunnel: ip link add ip6t1 type ip6tnl mode $mode ... $kargs: $(tr '\n' ' ' <"$LOGDIR/vm-tunnel.log")"; return 1; }
+	h ip link set ip6t1 up
+	if [ "$mode" = ip6ip6 ]; then h ip addr add $H6/64 dev ip6t1 nodad; else h ip addr add $H4IN/24 dev ip6t1; fi
+	sleep 0.2
+}
+# fou6_cell MODE TYPE csum|nocsum: pings both ways up to the largest unfragmented inner
+# packet (tunnel MTU 1500 - 40 - 8 - 8 for fou, - 12 for gue) and one byte more; on the
+# tap, every encapsulated packet of either end [IPv6][Destination Options, limit 4][UDP
+# 5555 -> 5555] (ip6_tnl_xmit's order), the UDP checksum correct (encap-udp6-csum, the
+# default) or 0 (noencap-udp6-csum), the GUE header; sitd's lines as the kernel's.
+fou6_cell() {
+	local mode=$1 type=$2 csum=$3 fam=6 inner=48 proto=41 mtu=1444 max csumarg= gue=
+	[ "$mode" = ipip6 ] && fam=4 inner=28 proto=4
+	[ "$type" = gue ] && mtu=1440 gue=0000
+	max=$((mtu - inner))
+	[ "$csum" = nocsum ] && csumarg=noencap-udp6-csum
+	local enc="encap $type encap-sport 5555 encap-dport 5555 $csumarg"
+	local fouadd="ip fou add port 5555 ipproto $proto -6"
+	[ "$type" = gue ] && fouadd="ip fou add port 5555 gue -6"
+	tunnels_fou6 $mode "$enc" "$enc" "$fouadd || exit 1" || return
+	local smtu
+	smtu=$(h cat /sys/class/net/ip6t1/mtu)
+	[ "$smtu" = $mtu ] || bad "sitd's tunnel MTU $smtu, want $mtu"
+	[ "$(vm 'cat /sys/class/net/ip6t1/mtu')" = $mtu ] || bad "the kernel's tunnel MTU $(vm 'cat /sys/class/net/ip6t1/mtu'), want $mtu"
+	cap_start fou6-$mode-$type-$csum || return
+	ping_both $fam "0 56 $max $((max + 1))"
+	cap_stop
+	local who src lines heads n s_lines= k_lines=
+	for who in sitd kernel; do
+		[ $who = sitd ] && src=$U6H || src=$U6V
+		lines=$(cap_fields "ipv6.src==$src && udp.dstport==5555" ipv6.nxt ipv6.dstopts.nxt ipv6.opt.tel udp.srcport udp.checksum udp.checksum.status)
+		echo "$who $mode $type $csum:"$'\n'"$lines" >>"$LOGDIR/fou6-fields.txt"
+		n=$(grep -c . <<<"$lines")
+		[ "$n" -ge 8 ] || { bad "$who: $n encapsulated packets captured to port 5555, want >= 8"; continue; }
+		while read -r l; do
+			set -- $l
+			[ "$1 $2 $3 $4" = "60 17 4 5555" ] ||
+				{ bad "$who: next header $1, option's next $2, limit $3, sport $4; want 60 17 4 5555"; break; }
+			if [ "$csum" = csum ]; then
+				[ "$6" = 1 ] || { bad "$who: UDP checksum $5 not correct (tshark status $6)"; break; }
+			else
+				[ "$(($5))" = 0 ] || { bad "$who: UDP checksum $5 with noencap-udp6-csum, want 0"; break; }
+			fi
+		done <<<"$lines"
+		# The first fragment's or whole packet's payload: GUE v0 [0, proto, 0, 0], then the
+		# inner header's version nibble.
+		heads=$(tshark -r "$CAP" -d "udp.port==5555,data" -Y "ipv6.src==$src && udp.dstport==5555" \
+			-T fields -e data.data 2>/dev/null | cut -c1-$((${#gue} ? 9 : 1)) | sort -u)
+		local want=$([ $fam = 6 ] && echo 6 || echo 4)
+		[ -n "$gue" ] && want=00$(printf %02x $proto)0000$want
+		[ "$heads" = "$want" ] || bad "$who: UDP payloads start '$(tr '\n' ' ' <<<"$heads")', want $want"
+		[ $who = sitd ] && s_lines=$(awk '{print $1, $2, $3, $4, $6}' <<<"$lines" | sort -u) ||
+			k_lines=$(awk '{print $1, $2, $3, $4, $6}' <<<"$lines" | sort -u)
+	done
+	[ "$s_lines" = "$k_lines" ] || bad "sitd '$s_lines', the kernel '$k_lines' (nxt, dstopts.nxt, tel, sport, csum status)"
+}
+cell_ip6ip6_fou6() { fou6_cell ip6ip6 fou csum; result "ip6ip6 in fou over IPv6: ping6 both ways (0 56 1396 1397), [IPv6][option 4][UDP 5555], UDP checksum correct, at sitd and the kernel"; }
+cell_ipip6_fou6_nocsum() { fou6_cell ipip6 fou nocsum; result "ipip6 in fou over IPv6, noencap-udp6-csum: ping both ways (0 56 1416 1417), UDP checksum 0, at sitd and the kernel"; }
+cell_ip6ip6_gue6() { fou6_cell ip6ip6 gue csum; result "ip6ip6 in gue over IPv6: ping6 both ways (0 56 1392 1393), GUE 0 proto 41, UDP checksum correct, at sitd and the kernel"; }
+cell_ipip6_gue6() { fou6_cell ipip6 gue csum; result "ipip6 in gue over IPv6: ping both ways (0 56 1412 1413), GUE 0 proto 4, UDP checksum correct, at sitd and the kernel"; }
+cell_tcp_fou6() {
+	local enc="encap fou encap-sport 5555 encap-dport 5555"
+	TCP_UP="tunnels_fou6 ip6ip6" tcp_transfer "ip6ip6 in fou over IPv6" "$enc" "$enc" \
+		"ip fou add port 5555 ipproto 41 -6 || exit 1"
+}
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring cell_tcp_packet cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
 	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap
 	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
-	cell_ip6ip6_inherit cell_ip6ip6_fixed)
+	cell_ip6ip6_inherit cell_ip6ip6_fixed
+	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
