@@ -63,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(all_zero(r.name, sizeof(r.name)) && !r.ifindex && !r.flag);
 		break;
 	case PRIV_UDP_RX_OPEN:
+	case PRIV_UDP6_RX_OPEN:
 		CHECK(r.port != 0 && !r.flag && all_zero(r.name, sizeof(r.name)));
 		break;
 	case PRIV_UDP_TX_OPEN:
