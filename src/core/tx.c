@@ -43,6 +43,7 @@ void sitd_tx_use(struct sitd_tx *tx, const struct sitd_conf *conf, struct sitd_s
 	tx->clamp_n = conf->clamp_mss_n;
 	/* `ip link set mtu` changes it on the control thread (linkwatch.c): a relaxed load. */
 	tx->dev_mtu = __atomic_load_n(&conf->mtu, __ATOMIC_RELAXED);
+	tx->remote6_any = tx->outer6 && ip6_addr_is_unspecified(conf->remote6);
 	tx->sport = conf->encap_sport;
 	tx->dport = conf->encap_dport;
 	tx->csum6 = conf->encap_csum6;
@@ -295,6 +296,33 @@ static uint32_t flow_hash(const uint8_t *pkt, const struct sitd_ipinfo *ii, uint
 }
 
 /*
+ * An IPv6 outer header's destination, tx->dst6: remote6, or for remote any ip6_tnl_xmit's
+ * NBMA rule: an inner IPv6 packet goes to the neighbour its route names (the gateway, or
+ * the destination itself on the link: dst_neigh_lookup's key); an inner IPv4 packet has
+ * no neighbour to go to (the kernel routes it toward ::, which fails).  A multicast next
+ * hop has no one address to send to either: dropped, counted tx_no_nexthop.
+ */
+static enum sitd_tx_verdict tx_dst6(struct sitd_tx *tx, const uint8_t *pkt,
+				    const struct sitd_ipinfo *ii)
+{
+	static const uint8_t onlink[16];
+	const uint8_t *nh;
+
+	memcpy(tx->dst6, tx->remote6, 16);
+	if (!tx->remote6_any)
+		return SITD_TX_SEND;
+	if (ii->version != 6)
+		return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+	nh = sitd_routes6_nexthop(tx->routes6, pkt + IP6_DST);
+	if (!nh || !memcmp(nh, onlink, 16))
+		nh = pkt + IP6_DST;
+	if (nh[0] == 0xff || ip6_addr_is_unspecified(nh))
+		return tx_drop(tx, SITD_DROP_tx_no_nexthop);
+	memcpy(tx->dst6, nh, 16);
+	return SITD_TX_SEND;
+}
+
+/*
  * The frame's outer destination, tx->dst: the configured remote, or for remote any the
  * next hop ipip6_tunnel_xmit() would choose, with that destination's own path MTU in
  * *path_mtu when one was learned.  SITD_TX_SEND to go on, else the counted drop.
@@ -316,7 +344,9 @@ static enum sitd_tx_verdict tx_dst(struct sitd_tx *tx, const uint8_t *pkt,
 	const uint8_t *nh;
 
 	tx->dst = tx->remote;
-	if (tx->dst || tx->outer6)	/* IPv6 outer: always remote6 (the grammar's rule) */
+	if (tx->outer6)
+		return tx_dst6(tx, pkt, ii);
+	if (tx->dst)
 		return SITD_TX_SEND;
 	if (ii->version != 6)
 		return tx_drop(tx, SITD_DROP_tx_no_nexthop);
@@ -651,7 +681,7 @@ static void udp6_build(const struct sitd_tx *tx, uint8_t *u, const struct iovec 
 	}
 	if (!tx->csum6)
 		return;
-	sum = csum_pseudo6(tx->local6, tx->remote6, IPPROTO_UDP, len);
+	sum = csum_pseudo6(tx->local6, tx->dst6, IPPROTO_UDP, len);
 	sum = csum_add(sum, csum_at(u, ulen, false));
 	sum = csum_add(sum, csum_at(a->iov_base, a->iov_len, false));
 	if (b->iov_len)
@@ -703,7 +733,7 @@ static void emit6(struct sitd_tx *tx, const struct iovec *a, const struct iovec 
 		data = k == 0 ? n - pre : n;
 		sitd_outer6_build(h, tx->outer_tos, tx->outer_fl, (uint16_t)(hl - IPV6_HDR_LEN + data),
 				  nfrag > 1 ? IPPROTO_FRAGMENT : first, tx->outer_ttl, tx->local6,
-				  tx->remote6);
+				  tx->dst6);
 		o->dst = 0;
 		o->iov[0].iov_base = h;
 		o->iov[0].iov_len = hl;

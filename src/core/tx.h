@@ -20,7 +20,10 @@
  * An IPv6 outer header (conf->outer == SITD_OUTER_IPV6, ip6tnl): each output is a whole
  * IPv6 packet, [IPv6][Fragment header, only when the entry point fragments (RFC 2473
  * 7.1)][Destination Options with the Tunnel Encapsulation Limit, unless none][inner],
- * for a raw IPv6 socket with IPV6_HDRINCL, sent to conf->remote6 (out.dst is 0).  The
+ * for a raw IPv6 socket with IPV6_HDRINCL, sent to conf->remote6 (out.dst is 0), or with
+ * remote any (NBMA, ip6_tnl_xmit) to the destination its header names: for an inner IPv6
+ * packet the next hop of the device's route toward it (sitd_tx_routes), the destination
+ * itself on the link; an inner IPv4 packet has none (tx_no_nexthop).  The
  * kernel sends such a header as written (rawv6_send_hdrinc fills in no source, unlike
  * IPv4's raw_send_hdrinc), so with local6 any the source is written as :: and the daemon
  * must first give the source it chose with sitd_tx_local6(), or refuse to send.  Its
@@ -119,6 +122,7 @@ struct sitd_tx {
 	bool clamp;
 	uint16_t clamp_n;
 	uint32_t dev_mtu;		/* the device's MTU, as the tunnel had it at sitd_tx_use */
+	bool remote6_any;		/* remote any (NBMA): the outer destination per packet */
 	uint16_t sport, dport;		/* fou6: encap-sport (0: auto, per flow), encap-dport */
 	bool csum6;			/* fou6: encap-udp6-csum */
 
@@ -136,6 +140,7 @@ struct sitd_tx {
 	uint32_t dst;			/* this frame's outer destination */
 	uint16_t pend_start, pend_off;	/* a whole frame's NEEDS_CSUM left for later; 0: none */
 	int16_t tel;			/* IPv6 outer: this frame's option limit, -1 none */
+	uint8_t dst6[16];		/* IPv6 outer: this frame's destination, remote6 or the next hop */
 	uint32_t outer_fl;		/* IPv6 outer: this frame's flow label */
 	bool pend_udp;
 

@@ -218,6 +218,7 @@ struct worker {
 	struct sitd_tx tx;
 	struct sockaddr_in dst;
 	struct sockaddr_in6 dst6;	/* IPv6 underlay: remote6 */
+	struct sockaddr_in6 dst6s[SITD_TX_MAX_OUT];	/* ... remote any: each output's own */
 	struct sockaddr_in tdst[SITD_TX_MAX_OUT];	/* per packet, for remote any */
 	struct mmsghdr tmsgs[SITD_TX_MAX_OUT];
 	struct iovec tiovs[SITD_TX_MAX_OUT * 3];

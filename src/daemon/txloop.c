@@ -210,6 +210,15 @@ static void msg_raw6(struct worker *w, struct tunnel *t, unsigned k)
 	memcpy(&pi.ipi6_addr, w->tx.local6, 16);
 	sitd_out_csum_finish(x);
 	m->msg_name = &w->dst6;
+	/* remote any (NBMA): where the core's header sends it, the next hop it chose. */
+	if (w->tx.remote6_any) {
+		struct sockaddr_in6 *a = &w->dst6s[k];
+
+		*a = w->dst6;
+		memcpy(&a->sin6_addr, (const uint8_t *)x->iov[0].iov_base + IP6_DST, 16);
+		a->sin6_scope_id = IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) ? t->link : 0;
+		m->msg_name = a;
+	}
 	m->msg_namelen = sizeof(w->dst6);
 	m->msg_iov = x->iov;
 	m->msg_iovlen = x->iovcnt;
@@ -241,7 +250,8 @@ static void tx_flush_raw6(struct worker *w, struct tunnel *t)
 		sitd_tx_reset(tx);
 		return;
 	}
-	l2 = tx_l2(w, t, ETH_P_IPV6);
+	/* remote any: a next hop per packet, which one resolved frame cannot follow. */
+	l2 = tx->remote6_any ? NULL : tx_l2(w, t, ETH_P_IPV6);
 	memcpy(&w->dst6.sin6_addr, t->conf.remote6, 16);
 	w->dst6.sin6_port = 0;	/* rawv6_sendmsg: 0 or the socket's own protocol */
 	w->dst6.sin6_scope_id = IN6_IS_ADDR_LINKLOCAL(&w->dst6.sin6_addr) ? t->link : 0;

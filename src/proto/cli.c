@@ -973,11 +973,14 @@ static int cli_check6(struct cli *p)
 
 	if (!(p->seen & SEEN_REMOTE))
 		return fail(p->err, p->errlen, "missing \"remote ADDR\"");
-	/* The transmit path sends to remote6; an NBMA IPv6 tunnel would need a next hop. */
-	if (p->remote_any >= 0) {
+	/*
+	 * remote any (NBMA, ip6_tnl_xmit): each packet to its route's next hop, from `local`:
+	 * the raw socket sends the source sitd writes, and no route toward :: gives one.
+	 */
+	if (p->remote_any >= 0 && ip6_addr_is_unspecified(c->local6)) {
 		*p->bad = p->remote_any;
 		return fail(p->err, p->errlen,
-			    "\"remote any\" over an IPv6 underlay is not supported yet: give the remote's address");
+			    "\"remote any\" over an IPv6 underlay needs \"local ADDR\": the source of its packets");
 	}
 	/* ip6_tnl_get_cap: a link-local end is usable only on a given link. */
 	if (!c->dev[0] && (addr6_is_linklocal(c->remote6) || addr6_is_linklocal(c->local6))) {

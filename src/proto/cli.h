@@ -27,7 +27,8 @@
  * addresses are IPv6; both ends are of one family, and each underlay refuses the other's
  * words.  IPv6 defaults as ip -6 tunnel add: hoplimit 64, encaplimit 4, tclass 0x00,
  * flowlabel 0x00000.  remote any is 6to4 / 6rd (mode sit, no encap), with the 6rd words of
- * `ip tunnel 6rd` (proto/sixrd_cmd.h); not yet over IPv6, nor encap.  mode isatap is
+ * `ip tunnel 6rd` (proto/sixrd_cmd.h), not with encap; over IPv6 it is ip6tnl's NBMA
+ * tunnel and needs local.  mode isatap is
  * remote any by default and needs local, and only it takes a PRL (the prl words of `ip
  * tunnel prl`).  address and route (IPv6 or IPv4) are put on the tunnel device.  nogso and
  * nogro are sitd's own: no TSO on the TUN device (the kernel then segments, as with

@@ -412,10 +412,8 @@ static struct reject_case reject_cases[] = {
 	  { "t", "mode", "any", "remote", R6, "local", L, NULL }, { "\"" L "\"", "one family" } },
 	{ "reject6: mode isatap with an IPv6 local", { "t", "mode", "isatap", "local", L6, NULL },
 	  { "\"" L6 "\"", "isatap" } },
-	{ "reject6: remote any over IPv6 (not yet)", { "t", "mode", "ip6ip6", "remote", "any", NULL },
-	  { "remote any", "not supported yet" } },
-	{ "reject6: remote any with an IPv6 local (mode any)",
-	  { "t", "mode", "any", "remote", "any", "local", L6, NULL }, { "remote any", "IPv6" } },
+	{ "reject6: remote any over IPv6 without local", { "t", "mode", "ip6ip6", "remote", "any", NULL },
+	  { "remote any", "needs \"local ADDR\"" } },
 	{ "reject6: missing remote", { "t", "mode", "ip6ip6", "local", L6, NULL }, { "remote", NULL } },
 	{ "reject6: remote ::", { "t", "mode", "ip6ip6", "remote", "::", NULL }, { "\"::\"", "remote" } },
 	{ "reject6: remote ::1 (loopback, ip6_tnl_get_cap)", { "t", "mode", "ip6ip6", "remote", "::1", NULL },
@@ -717,6 +715,12 @@ static struct accept6_case accept6_cases[] = {
 	  { SITD_MODE_IPIP, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 65495 } },
 	{ "accept6: mtu 68 on any (ip6_tnl_change_mtu)", { "t", "mode", "any", "remote", R6, "mtu", "68", NULL },
 	  { SITD_MODE_ANY, R6, NULL, 64, 0, 4, false, 0, false, false, false, "", 68 } },
+	{ "accept6: remote any with a local: NBMA (ip6_tnl_xmit's next hop per packet)",
+	  { "t", "mode", "ip6ip6", "remote", "any", "local", L6, NULL },
+	  { SITD_MODE_SIT, "::", L6, 64, 0, 4, false, 0, false, false, false, "", 0 } },
+	{ "accept6: mode any, remote any, an IPv6 local",
+	  { "t", "mode", "any", "remote", "any", "local", L6, NULL },
+	  { SITD_MODE_ANY, "::", L6, 64, 0, 4, false, 0, false, false, false, "", 0 } },
 	{ "accept6: everything at once",
 	  { "name", "b4", "mode", "ipip6", "remote", R6, "local", L6, "dev", "eth0", "encaplimit", "none",
 	    "hoplimit", "200", "tclass", "0x2e", "flowlabel", "0xabcde", "dscp", "inherit",
@@ -745,7 +749,7 @@ static void test_cli_accept6(void **state)
 	assert_memory_equal(conf.local6, l, 16);
 	assert_int_equal(conf.remote, 0);	/* the IPv4 ends stay zero */
 	assert_int_equal(conf.local, 0);
-	assert_true(sitd_conf_has_remote(&conf));
+	assert_int_equal(sitd_conf_has_remote(&conf), strcmp(w->remote, "::") != 0);
 	assert_int_equal(conf.ttl, w->hoplimit);
 	assert_int_equal(conf.tos, w->tclass);
 	assert_int_equal(conf.encap_limit, w->elim);

@@ -15,6 +15,7 @@
 
 #include "core/inet.h"
 #include "core/pmtu.h"
+#include "core/sixrd.h"
 #include "pktgen.h"
 #include "txharness.h"
 
@@ -852,6 +853,65 @@ static void test_tx6_fou_gso(void **state)
 	check_ptb6(1440);
 }
 
+/* ---- remote any (NBMA): the outer destination per packet, ip6_tnl_xmit's ---- */
+
+static void test_tx6_nbma(void **state)
+{
+	static const uint8_t GW[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, [15] = 9 };
+	static struct sitd_routes6 rt;
+	const uint8_t *o;
+	size_t n;
+
+	(void)state;
+	conf6(SITD_MODE_ANY, 64, 0);
+	memset(conf.remote6, 0, 16);
+	start();
+	/* No route known: the destination itself, as the neighbour on the link. */
+	n = ip6_packet(300);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_int_equal(nsegs, 1);
+	assert_memory_equal(segs[0].p + 24, PG_IN6_DST, 16);
+	assert_memory_equal(segs[0].p + 8, L6, 16);
+	/* A route through the device via a gateway: the gateway. */
+	memset(&rt, 0, sizeof(rt));
+	memcpy(rt.r[0].dst, PG_IN6_DST, 16);
+	memset(rt.r[0].dst + 6, 0, 10);
+	rt.r[0].len = 48;
+	memcpy(rt.r[0].gw, GW, 16);
+	rt.n = 1;
+	sitd_tx_routes(&tx, &rt);
+	nsegs = pool_used = 0;
+	n = ip6_packet(300);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
+	drain();
+	assert_memory_equal(segs[0].p + 24, GW, 16);
+	/* fou6 too, its UDP checksum over the gateway as destination. */
+	conf.encap = SITD_ENCAP_FOU;
+	conf.encap_dport = 5555;
+	conf.encap_csum6 = true;
+	start();
+	sitd_tx_routes(&tx, &rt);
+	n = ip6_packet(300);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_SEND);
+	drain();
+	o = segs[0].p;
+	assert_memory_equal(o + 24, GW, 16);
+	assert_int_equal(pg_fold(pg_sum(o + 48, 8 + n, pg_pseudo6(L6, GW, 17, (uint32_t)(8 + n)))), 0xffff);
+	/* An inner IPv4 packet has no next hop (the kernel routes it toward ::). */
+	n = ip4_packet(200, true);
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_DROP);
+	assert_int_equal(st.drop[SITD_DROP_tx_no_nexthop], 1);
+	/* Nor a multicast destination on the link (MLD, router solicitations). */
+	n = ip6_packet(100);
+	memset(ip + 24, 0, 16);
+	ip[24] = 0xff;
+	ip[25] = 0x02;
+	ip[39] = 2;
+	assert_int_equal(sitd_tx_begin(&tx, frame, plain_frame(n), 1500, 0), SITD_TX_DROP);
+	assert_int_equal(st.drop[SITD_DROP_tx_no_nexthop], 2);
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[64];
@@ -877,5 +937,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fou_nocsum);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fou_sport);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_fou_gso);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tx6_nbma);
 	return _cmocka_run_group_tests("tx6", tests, n, NULL, NULL);
 }
