@@ -62,7 +62,7 @@ static bool conf_eq(const struct sitd_conf *a, const struct sitd_conf *b)
 	       !memcmp(a->local6, b->local6, 16) && a->encap_limit == b->encap_limit &&
 	       a->encap_limit_none == b->encap_limit_none && a->flowlabel == b->flowlabel &&
 	       a->flowlabel_inherit == b->flowlabel_inherit && a->dscp_inherit == b->dscp_inherit &&
-	       a->allow_localremote == b->allow_localremote;
+	       a->allow_localremote == b->allow_localremote && a->encap_csum6 == b->encap_csum6;
 }
 
 static bool unicast6(const uint8_t *a)
@@ -77,8 +77,8 @@ static bool unicast6(const uint8_t *a)
 static void round_trip6(const struct sitd_conf *c)
 {
 	char remote[INET6_ADDRSTRLEN], local[INET6_ADDRSTRLEN], ttl[8], tos[8], elim[8], fl[12],
-	     mtu[8], err[ERR_LEN];
-	const char *argv[40];
+	     mtu[8], err[ERR_LEN], sport[8], dport[8];
+	const char *argv[48];
 	struct sitd_conf d;
 	int n = 0;
 
@@ -89,9 +89,21 @@ static void round_trip6(const struct sitd_conf *c)
 	argv[n++] = "mode";
 	argv[n++] = c->mode == SITD_MODE_SIT ? "ip6ip6" : c->mode == SITD_MODE_IPIP ? "ip4ip6" : "any/ipv6";
 	argv[n++] = "remote";
-	argv[n++] = remote;
+	argv[n++] = ip6_addr_is_unspecified(c->remote6) ? "any" : remote;
 	argv[n++] = "local";
 	argv[n++] = ip6_addr_is_unspecified(c->local6) ? "any" : local;
+	if (c->encap != SITD_ENCAP_NONE) {
+		argv[n++] = "encap";
+		argv[n++] = c->encap == SITD_ENCAP_FOU ? "fou" : "gue";
+		snprintf(sport, sizeof(sport), "%u", c->encap_sport);
+		argv[n++] = "encap-sport";
+		argv[n++] = c->encap_sport ? sport : "auto";
+		snprintf(dport, sizeof(dport), "%u", c->encap_dport);
+		argv[n++] = "encap-dport";
+		argv[n++] = dport;
+		argv[n++] = c->encap_csum ? "encap-csum" : "noencap-csum";
+		argv[n++] = c->encap_csum6 ? "encap-udp6-csum" : "noencap-udp6-csum";
+	}
 	snprintf(ttl, sizeof(ttl), "%u", c->ttl);
 	argv[n++] = "hlim";
 	argv[n++] = ttl;
@@ -223,6 +235,7 @@ static void check_ok4(const struct sitd_conf *c)
 {
 	/* The ip6tnl settings stay zero on an IPv4 underlay. */
 	CHECK(ip6_addr_is_unspecified(c->remote6) && ip6_addr_is_unspecified(c->local6));
+	CHECK(!c->encap_csum6);	/* [no]encap-udp6-csum means nothing without IPv6 outside */
 	CHECK(!c->encap_limit && !c->encap_limit_none && !c->flowlabel && !c->flowlabel_inherit &&
 	      !c->dscp_inherit && !c->allow_localremote);
 	/* remote any: 6to4, 6rd, ISATAP, which carry IPv6 in plain protocol 41 only. */
@@ -259,10 +272,17 @@ static void check_ok(const struct sitd_conf *c, size_t small)
 		CHECK((c->addrs[i].family == 6 && c->addrs[i].len <= 128) ||
 		      (c->addrs[i].family == 4 && c->addrs[i].len <= 32));
 	if (c->outer == SITD_OUTER_IPV6) {
-		/* ip6tnl: unicast IPv6 ends, a fixed remote (this round), no encap, no IPv4 words. */
-		CHECK(!c->remote && !c->local && unicast6(c->remote6));
+		/*
+		 * ip6tnl: unicast IPv6 ends, remote any (NBMA) only with a local; no IPv4 words;
+		 * fou6 with its destination port, the csum6 word only with encap.
+		 */
+		CHECK(!c->remote && !c->local);
+		CHECK(unicast6(c->remote6) || (ip6_addr_is_unspecified(c->remote6) && unicast6(c->local6)));
 		CHECK(ip6_addr_is_unspecified(c->local6) || unicast6(c->local6));
-		CHECK(c->encap == SITD_ENCAP_NONE && !c->encap_sport && !c->encap_dport && !c->encap_csum);
+		if (c->encap == SITD_ENCAP_NONE)
+			CHECK(!c->encap_sport && !c->encap_dport && !c->encap_csum && !c->encap_csum6);
+		else
+			CHECK(c->encap_dport != 0);
 		CHECK(!c->isatap && !c->nprl && c->pmtudisc);
 		CHECK(c->flowlabel <= 0xfffff && (!c->flowlabel_inherit || !c->flowlabel));
 		CHECK(c->tos == SITD_TOS_INHERIT || !(c->tos & ECN_MASK));

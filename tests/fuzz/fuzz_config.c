@@ -14,8 +14,8 @@
  * argument it names, else of the stanza's "tunnel"), then the cap, then duplicate names.
  * The two must agree on the verdict, on the number of tunnels, on each struct sitd_conf
  * byte for byte, and on the line of the error.  Every tunnel accepted is valid (name
- * non-empty, under 16 bytes, unique; remote non-zero unless sit's remote any, an IPv6
- * underlay's ends in remote6 and local6 only), at most cap
+ * non-empty, under 16 bytes, unique; remote non-zero unless sit's remote any or an IPv6
+ * NBMA tunnel's with a local, an IPv6 underlay's ends in remote6 and local6 only), at most cap
  * of them; every error is
  * a NUL-terminated "N: message" with 1 <= N <= the number of lines, and with a short
  * error buffer it is the same cut short.  Parsed again with a small cap into an array of
@@ -454,14 +454,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK((unsigned)n <= sitd_config_count(text, size));
 		for (int i = 0; i < n; i++) {
 			CHECK(valid_name(out[i].name));
-			/* remote any only for 6to4, 6rd and ISATAP: mode sit, protocol 41, IPv4. */
+			/* remote any over IPv4 only for 6to4, 6rd and ISATAP: mode sit, protocol 41;
+			 * over IPv6 (NBMA) with a local address. */
 			CHECK(sitd_conf_has_remote(&out[i]) ||
 			      (out[i].outer == SITD_OUTER_IPV4 && out[i].mode == SITD_MODE_SIT &&
-			       out[i].encap == SITD_ENCAP_NONE));
-			/* An IPv6 underlay: its ends are remote6 and local6 only, no encap yet. */
+			       out[i].encap == SITD_ENCAP_NONE) ||
+			      (out[i].outer == SITD_OUTER_IPV6 && !ip6_addr_is_unspecified(out[i].local6)));
+			/* An IPv6 underlay: its ends are remote6 and local6 only; fou6 with a port. */
 			CHECK(out[i].outer == SITD_OUTER_IPV4 ||
 			      (out[i].outer == SITD_OUTER_IPV6 && !out[i].remote && !out[i].local &&
-			       out[i].encap == SITD_ENCAP_NONE));
+			       (out[i].encap == SITD_ENCAP_NONE || out[i].encap_dport)));
 			for (int k = 0; k < i; k++)
 				CHECK(strcmp(out[i].name, out[k].name) != 0);
 			CHECK(!memcmp(&out[i], &o.out[i], sizeof(out[i])));
