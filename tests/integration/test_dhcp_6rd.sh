@@ -4,7 +4,7 @@
 # (contrib/sitd-6rd-dhcp); the CE pings H, a native host behind R, where a second sitd
 # is the BR with the same 6rd prefix; a release removes the tunnel.  Malformed options
 # are refused with a clear message.  (ISC dhclient's hook, contrib/dhclient-6rd, uses the
-# same helper; isc-dhcp-client is not installed here, so only udhcpc runs end to end.)
+# same helper: test_dhclient_6rd.sh.)
 #
 #   A (CE, DHCP client) va === ra 192.0.2.254 R (dnsmasq, BR sitd) rh === hr H 2001:db8:99::2
 . "$(dirname "$0")/lib.sh"
