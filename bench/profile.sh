@@ -46,7 +46,10 @@ profile() {	# profile ROW: one run; prints "ROW GB sitd_cpu_s_per_GB"
 	t1=$(for p in $pids; do awk '{ print $14 + $15 }' "/proc/$p/stat"; done | paste -sd+ | bc)
 	for p in $PID_A $PID_B; do "$SITD" -S "$(sock_of "$p")" show -s -j >"$OUT/$row.stats.$p"; done
 	teardown
-	gb=$(awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "GBytes") print $i }' "$OUT/$row.iperf")
+	gb=$(awk '/receiver/ { for (i = 1; i < NF; i++) {
+			if ($(i + 1) == "GBytes") print $i
+			if ($(i + 1) == "MBytes") print $i / 1024 } }' "$OUT/$row.iperf")
+	[ -n "$gb" ] || die "bench/profile.sh: no iperf3 result for $row (see $OUT/$row.iperf)"
 	# perf samples (of the recorded window) per GB (of the whole run): the window is
 	# SECS - 2 of SECS seconds in every row alike, so rows compare.
 	perf report -i "$OUT/$row.data" --children --sort symbol --stdio -n -g none 2>/dev/null |
