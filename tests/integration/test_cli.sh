@@ -43,8 +43,9 @@ refuses "ip6ip6 with an IPv4 remote" "\"$B4\": mode ip6ip6 takes IPv6 addresses"
 refuses "ipip6 with an IPv4 local" 'both ends are of one family' t0 mode ipip6 remote $R6 local $B4
 refuses "an IPv6 word on sit" '"encaplimit" is for an IPv6 underlay' t0 mode sit remote $B4 encaplimit 4
 refuses "a sit word on ip6ip6" '"nopmtudisc" is for an IPv4 underlay' t0 mode ip6ip6 remote $R6 nopmtudisc
-refuses "remote any over IPv6" '"remote any" over an IPv6 underlay is not supported yet' t0 mode ip6ip6 remote any local 2001:db8::1
-refuses "encap over IPv6" '"encap fou" over an IPv6 underlay is not supported yet' t0 mode ipip6 remote $R6 encap fou encap-dport 5555
+refuses "remote any over IPv6 without local" '"remote any" over an IPv6 underlay needs "local ADDR"' t0 mode ip6ip6 remote any
+refuses "GUE remote checksum over IPv6" '"encap-remcsum" is not supported' t0 mode ipip6 remote $R6 encap gue encap-dport 5555 encap-remcsum
+refuses "keepalive with remote any over IPv6" '"keepalive" needs a fixed remote' t0 mode ip6ip6 remote any local 2001:db8::1 keepalive 5 keepalive-peer 2001:db8:1::1
 refuses "encaplimit out of range" '"encaplimit" value "256"' t0 mode ip6ip6 remote $R6 encaplimit 256
 refuses "flowlabel over 20 bits" '"flowlabel" value "0x100000"' t0 mode ip6ip6 remote $R6 flowlabel 0x100000
 refuses "dscp other than inherit" '"dscp" value "10"' t0 mode ipip6 remote $R6 dscp 10
