@@ -13,7 +13,8 @@ pkgs=(
 	jq				# the tests read sitd show -j
 	python3				# test_6rd.sh builds one raw packet
 	radvd				# test_isatap.sh: the ISATAP router advertises
-	dnsmasq-base busybox		# test_dhcp_6rd.sh: option 212 served, udhcpc
+	dnsmasq-base busybox-static	# test_dhcp_6rd.sh: option 212 served, udhcpc (static: the
+				# interop VM's initramfs needs that one, and the two conflict)
 	isc-dhcp-client			# test_dhclient_6rd.sh: dhclient runs contrib/dhclient-6rd
 	curl prometheus python3-prometheus-client	# test_metrics.sh: scrapes and parses -M
 )
