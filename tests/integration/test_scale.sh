@@ -84,7 +84,11 @@ mrss=$(awk '/^VmRSS/ { print $2 }' "/proc/$PID_A/status")
 threads=$(awk '/^Threads/ { print $2 }' "/proc/$pp/status")
 workers=$("$SITD" -S "$SOCK" status -j | jq .workers)
 echo "# RSS with $N tunnels: $rss kB ($((rss * 1024 / N)) bytes per tunnel), monitor $mrss kB ($((mrss * 1024 / N)) bytes per tunnel)"
-check "RSS below 16 kB per tunnel, both processes ($((rss + mrss)) kB for $N)" test $((rss + mrss)) -lt $((16 * N))
+# The sanitized daemon's shadow memory and quarantine cost about 22 kB a tunnel more: its
+# bound is 64 kB, and the 16 kB one is the plain build's (bench/run.sh measures it too).
+limit=16
+ldd "$SITD" 2>/dev/null | grep -q libasan && limit=64
+check "RSS below $limit kB per tunnel, both processes ($((rss + mrss)) kB for $N)" test $((rss + mrss)) -lt $((limit * N))
 expect_eq "threads: $workers workers and the control thread" "$threads" $((workers + 1))
 
 # Reload: t1000..t1999 go, n0..n999 come, while 200 MB run through t0.
