@@ -291,6 +291,51 @@ static bool host6_has(const struct sitd_host6 *h, const uint8_t *a)
 }
 
 /*
+ * Message i of an IPv6 receive socket (raw6 or UDPv6): its outer facts into ro (the
+ * source msg_name's, destination and device IPV6_PKTINFO's, traffic class IPV6_TCLASS's,
+ * with seg: UDP_GRO's segment size) and its tunnel in ip6_tnl_lookup's order
+ * (sitd_table6); NULL, counted, when it is cut short or no tunnel has it.
+ */
+static struct tunnel *rx6_lookup(struct worker *w, const struct sitd_host6 *host,
+				 const struct sitd_table6 *tab, int i, struct sitd_rx6_outer *ro,
+				 uint8_t dst[16], uint32_t *seg)
+{
+	struct msghdr *h = &w->rmsgs[i].msg_hdr;
+	struct tunnel *t;
+
+	if ((h->msg_flags & MSG_TRUNC) || h->msg_namelen < sizeof(struct sockaddr_in6) ||
+	    w->names[i].v6.sin6_family != AF_INET6) {
+		STAT_DROP(&w->stats, rx_truncated);
+		return NULL;
+	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+		int v;
+
+		if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			memcpy(dst, &pi.ipi6_addr, 16);
+			ro->ifindex = pi.ipi6_ifindex;
+		} else if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_TCLASS) {
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			ro->tclass = (uint8_t)v;
+		} else if (seg && c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			if (v > 0)
+				*seg = (uint32_t)v;
+		}
+	}
+	ro->src = w->names[i].v6.sin6_addr.s6_addr;
+	ro->dst = dst;
+	ro->src_is_local = host6_has(host, ro->src);
+	t = sitd_table6_lookup(tab, ro->src, dst, ro->ifindex);
+	if (!t)
+		STAT_DROP(&w->stats, rx_no_tunnel);
+	return t;
+}
+
+/*
  * An IPv6 underlay (ip6tnl): what a raw IPv6 socket of next header `nexthdr` hands over
  * is the inner packet alone; the outer source is msg_name's, the destination and device
  * IPV6_PKTINFO's, the traffic class IPV6_TCLASS's.  Looked up by them in ip6_tnl_lookup's
@@ -301,40 +346,12 @@ static void rx_raw6(struct worker *w, const struct sitd_table6 *tab, uint8_t nex
 	const struct sitd_host6 *host = qsbr_read(w->d->host6);
 
 	for (int i = 0; i < n; i++) {
-		struct msghdr *h = &w->rmsgs[i].msg_hdr;
 		struct sitd_rx6_outer ro = { .nexthdr = nexthdr };
 		uint8_t dst[16] = { 0 };
+		struct tunnel *t = rx6_lookup(w, host, tab, i, &ro, dst, NULL);
 		uint32_t off, ilen;
-		struct tunnel *t;
 
-		if ((h->msg_flags & MSG_TRUNC) || h->msg_namelen < sizeof(struct sockaddr_in6) ||
-		    w->names[i].v6.sin6_family != AF_INET6) {
-			STAT_DROP(&w->stats, rx_truncated);
-			continue;
-		}
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-			if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-				struct in6_pktinfo pi;
-
-				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-				memcpy(dst, &pi.ipi6_addr, 16);
-				ro.ifindex = pi.ipi6_ifindex;
-			} else if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_TCLASS) {
-				int v;
-
-				memcpy(&v, CMSG_DATA(c), sizeof(v));
-				ro.tclass = (uint8_t)v;
-			}
-		}
-		ro.src = w->names[i].v6.sin6_addr.s6_addr;
-		ro.dst = dst;
-		ro.src_is_local = host6_has(host, ro.src);
-		t = sitd_table6_lookup(tab, ro.src, dst, ro.ifindex);
-		if (!t) {
-			STAT_DROP(&w->stats, rx_no_tunnel);
-			continue;
-		}
-		if (sitd_rx_decap6(&t->rx, &ro, w->bufs[i], w->rmsgs[i].msg_len, &off, &ilen) == 0)
+		if (t && sitd_rx_decap6(&t->rx, &ro, w->bufs[i], w->rmsgs[i].msg_len, &off, &ilen) == 0)
 			rx_push(w, t, w->bufs[i] + off, ilen, VNET_GSO_NONE, 0);
 	}
 }
@@ -427,44 +444,12 @@ static void rx_udp6(struct worker *w, const struct sitd_table6 *tab, int n)
 	const struct sitd_host6 *host = qsbr_read(w->d->host6);
 
 	for (int i = 0; i < n; i++) {
-		struct msghdr *h = &w->rmsgs[i].msg_hdr;
 		uint32_t total = w->rmsgs[i].msg_len, seg = total;
 		struct sitd_rx6_outer ro = { .nexthdr = IPPROTO_UDP };
 		uint8_t dst[16] = { 0 };
-		struct tunnel *t;
+		struct tunnel *t = rx6_lookup(w, host, tab, i, &ro, dst, &seg);
 
-		if ((h->msg_flags & MSG_TRUNC) || h->msg_namelen < sizeof(struct sockaddr_in6) ||
-		    w->names[i].v6.sin6_family != AF_INET6) {
-			STAT_DROP(&w->stats, rx_truncated);
-			continue;
-		}
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-			int v;
-
-			if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-				struct in6_pktinfo pi;
-
-				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-				memcpy(dst, &pi.ipi6_addr, 16);
-				ro.ifindex = pi.ipi6_ifindex;
-			} else if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_TCLASS) {
-				memcpy(&v, CMSG_DATA(c), sizeof(v));
-				ro.tclass = (uint8_t)v;
-			} else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
-				memcpy(&v, CMSG_DATA(c), sizeof(v));
-				if (v > 0)
-					seg = (uint32_t)v;
-			}
-		}
-		ro.src = w->names[i].v6.sin6_addr.s6_addr;
-		ro.dst = dst;
-		ro.src_is_local = host6_has(host, ro.src);
-		t = sitd_table6_lookup(tab, ro.src, dst, ro.ifindex);
-		if (!t) {
-			STAT_DROP(&w->stats, rx_no_tunnel);
-			continue;
-		}
-		for (uint32_t off = 0; off < total; off += seg) {
+		for (uint32_t off = 0; t && off < total; off += seg) {
 			uint32_t dlen = total - off < seg ? total - off : seg, ioff, ilen;
 			uint8_t *d = w->bufs[i] + off;
 
