@@ -205,6 +205,8 @@ struct worker {
 	pthread_t thread;
 	int ep, stop_fd, raw_tx;
 	int raw6_tx;			/* IPv6 underlay: opened with the first such tunnel; atomic */
+	uint8_t raw6_src[16];		/* ... the address raw6_tx is bound to; :: while none */
+	unsigned raw6_src_retry;	/* ... flushes until a failed bind is tried again */
 	uint32_t err_ifindex;		/* errqueue_read: the error's arrival device, 0: unknown */
 	int pkt_tx;			/* -T packet: AF_PACKET, or -1 */
 	struct qsbr_reader qs;		/* offline while blocked in epoll_wait */

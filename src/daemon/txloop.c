@@ -192,22 +192,18 @@ static void tx_flush_raw(struct worker *w, struct tunnel *t)
 
 /*
  * An IPv6 underlay (ip6tnl), message k: a whole IPv6 packet the core built, through the
- * worker's IPV6_HDRINCL socket to remote6 (the kernel routes it; IPV6_PKTINFO gives the
- * source, and a bound tunnel's device, which is a link-local remote's scope too).
+ * worker's IPV6_HDRINCL socket to remote6 (the kernel routes it).  The route lookup needs
+ * the source, else ip6_dst_lookup_tail() selects one for each packet (ipv6_dev_get_saddr),
+ * which the header already names: the socket's bound address gives it (raw6_bind), or,
+ * for a tunnel bound to a device or while that bind fails, an IPV6_PKTINFO per message.
  */
 static void msg_raw6(struct worker *w, struct tunnel *t, unsigned k)
 {
 	struct msghdr *m = &w->tmsgs[k].msg_hdr;
 	struct sitd_out *x = &w->tx.out[k];
-	/*
-	 * The source and device of every message: without a source in the flow,
-	 * ip6_dst_lookup_tail() selects one for each packet (ipv6_dev_get_saddr), which the
-	 * header already names.
-	 */
 	struct in6_pktinfo pi = { .ipi6_ifindex = t->link };
 	struct cmsghdr *c;
 
-	memcpy(&pi.ipi6_addr, w->tx.local6, 16);
 	sitd_out_csum_finish(x);
 	m->msg_name = &w->dst6;
 	/* remote any (NBMA): where the core's header sends it, the next hop it chose. */
@@ -223,6 +219,17 @@ static void msg_raw6(struct worker *w, struct tunnel *t, unsigned k)
 	m->msg_iov = x->iov;
 	m->msg_iovlen = x->iovcnt;
 	m->msg_flags = 0;
+	w->l2out[k] = false;
+	/*
+	 * Bound: no cmsg.  Each one costs ip6_datagram_send_ctl's address check, and its
+	 * 40 bytes are over ____sys_sendmsg's on-stack buffer: a sock_kmalloc per message.
+	 */
+	if (!t->link && !memcmp(w->raw6_src, w->tx.local6, 16)) {
+		m->msg_control = NULL;
+		m->msg_controllen = 0;
+		return;
+	}
+	memcpy(&pi.ipi6_addr, w->tx.local6, 16);
 	m->msg_control = w->tcmsg[k].buf;
 	m->msg_controllen = CMSG_SPACE(sizeof(pi));
 	c = CMSG_FIRSTHDR(m);
@@ -230,7 +237,36 @@ static void msg_raw6(struct worker *w, struct tunnel *t, unsigned k)
 	c->cmsg_type = IPV6_PKTINFO;
 	c->cmsg_len = CMSG_LEN(sizeof(pi));
 	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-	w->l2out[k] = false;
+}
+
+/*
+ * Bind the worker's IPv6 send socket to src, the source of the tunnel about to send, when
+ * it is bound to another: a syscall per change of source, not a cmsg per packet.  rawv6_bind
+ * takes a local address only, and again and again (a raw socket stays TCP_CLOSE); it moves
+ * nothing but np->saddr, as IPPROTO_RAW receives nothing.  While it fails (the address is
+ * tentative, or link-local and needs a scope) the messages carry IPV6_PKTINFO, which the
+ * kernel checks the same way, and the bind is tried again RAW6_BIND_RETRY flushes later.
+ */
+#define RAW6_BIND_RETRY 1024
+
+static void raw6_bind(struct worker *w, int fd, const uint8_t *src)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+
+	if (!memcmp(w->raw6_src, src, 16) || IN6_IS_ADDR_LINKLOCAL((const struct in6_addr *)src))
+		return;
+	if (w->raw6_src_retry) {
+		w->raw6_src_retry--;
+		return;
+	}
+	memcpy(&a.sin6_addr, src, 16);
+	if (bind(fd, (const struct sockaddr *)&a, sizeof(a)) == 0) {
+		memcpy(w->raw6_src, src, 16);
+		return;
+	}
+	/* Unbound now or still bound to the old address: either way not src. */
+	memset(w->raw6_src, 0, 16);
+	w->raw6_src_retry = RAW6_BIND_RETRY;
 }
 
 /*
@@ -250,6 +286,8 @@ static void tx_flush_raw6(struct worker *w, struct tunnel *t)
 		sitd_tx_reset(tx);
 		return;
 	}
+	if (!t->link)
+		raw6_bind(w, fd, tx->local6);
 	/* remote any: a next hop per packet, which one resolved frame cannot follow. */
 	l2 = tx->remote6_any ? NULL : tx_l2(w, t, ETH_P_IPV6);
 	memcpy(&w->dst6.sin6_addr, t->conf.remote6, 16);

@@ -256,16 +256,18 @@ static void allow_sockopts(scmp_filter_ctx ctx, const struct sockopt *o, size_t 
 
 /*
  * bind(2)'s address is a pointer seccomp cannot read; its length tells the family apart:
- * sockaddr_nl (12), sockaddr_in (16), and for the monitor only sockaddr_ll (20, its
- * rings) and sockaddr_in6 (28, fou6's port: udp6_rx_open).  No sockaddr_un of a path:
+ * sockaddr_nl (12), sockaddr_in (16), sockaddr_in6 (28: the IPv6 send socket's source,
+ * txloop.c raw6_bind; the monitor's fou6 port, udp6_rx_open), and for the monitor only
+ * sockaddr_ll (20, its rings).  Binding narrows what a socket it already holds receives
+ * and names the source its own headers carry: nothing new.  No sockaddr_un of a path:
  * neither process binds one after its filter is in.
  */
 static void allow_bind(scmp_filter_ctx ctx, bool monitor)
 {
 	static const scmp_datum_t lens[] = { sizeof(struct sockaddr_nl), sizeof(struct sockaddr_in),
-					     sizeof(struct sockaddr_ll), sizeof(struct sockaddr_in6) };
+					     sizeof(struct sockaddr_in6), sizeof(struct sockaddr_ll) };
 
-	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]) - (monitor ? 0 : 2); i++) {
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]) - (monitor ? 0 : 1); i++) {
 		const struct scmp_arg_cmp a = SCMP_A2(SCMP_CMP_EQ, lens[i], 0);
 
 		rule(ctx, SCMP_ACT_ALLOW, "bind", 1, &a);
@@ -375,7 +377,7 @@ static void child_filter(void)
 		rule(ctx, SCMP_ACT_ALLOW, "socket", 2, a);
 	}
 	allow_sockopts(ctx, opts, sizeof(opts) / sizeof(opts[0]));
-	allow_bind(ctx, false);	/* netlink, and the path MTU probe's local address */
+	allow_bind(ctx, false);	/* netlink, the path MTU probe's and raw6_tx's local address */
 	allow_open(ctx, O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND);
 	filter_load(ctx);
 }

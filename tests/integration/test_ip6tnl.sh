@@ -82,6 +82,9 @@ for tso in on off; do
 		expect_eq "$name: no super-packet reached sitd" "$(ctr "$PID_A" tx_gso_packets)" 0
 	fi
 	expect_eq "$name: no ICMPv6 too-big" "$(ctr "$PID_A" tx_icmp_ptb)" 0
+	# The send socket names the source by its bound address, not an IPV6_PKTINFO a packet.
+	expect_eq "$name: A's IPv6 send socket is bound to local" \
+		"$(na ss -w -n -a -6 | awk -v a="[$A6U]:255" '$4 == a { n++ } END { print n + 0 }')" 1
 	expect_ge "$name: B wrote what it received" "$(ctr "$PID_B" rx_packets)" 100000
 	expect_eq "$name: the table's path is IPv6 protocol 41" \
 		"$("$SITD" -S "$(sock_of "$PID_A")" status -j | jq -r '[.paths[]?.path] | join(",")' 2>/dev/null ||
