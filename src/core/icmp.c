@@ -146,10 +146,15 @@ const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *dev, const struct s
 	bool ll = sender[0] == 0xfe && (sender[1] & 0xc0) == 0x80;
 	const struct sitd_if6 *best = NULL;
 
-	for (uint32_t i = 0; host && !ll && i < host->n && i < 64; i++)
+	for (uint32_t i = 0; host && !ll && i < host->n && i < 64; i++) {
+		/* A sender on this host: its own address (RFC 6724 rule 1, which
+		 * ipv6_dev_get_saddr ranks first), not the prefix's first one. */
+		if (!memcmp(host->a[i].addr, sender, 16))
+			return host->a[i].addr;
 		if (host->a[i].plen && (!best || host->a[i].plen > best->plen) &&
 		    prefix_holds(host->a[i].addr, host->a[i].plen, sender))
 			best = &host->a[i];
+	}
 	if (best)
 		return best->addr;
 	if (!dev)

@@ -155,6 +155,52 @@ static void relay_source(void **state)
 	check_v6(n, 1, 3, 0, HOST6, buf + 40, inner_len);
 }
 
+/*
+ * A sender on this host (the inner source one of the host's addresses): the error comes
+ * from that very address, as icmp6_send's source selection ranks it first (RFC 6724
+ * rule 1), even when another address of the same prefix comes first in the list; any
+ * other sender in the prefix gets the longest prefix's (rule 8), the first of equals.
+ */
+static void relay_source_local(void **state)
+{
+	static struct sitd_host6 host;
+	struct sitd_addrs6 dev = { .has_global = true };
+	struct sitd_err6 e = { .type = 1, .code = 0 };
+	uint8_t nine[16], three[16];
+	size_t n, len;
+	uint32_t pmtu;
+
+	(void)state;
+	cfg(SITD_MODE_ANY);
+	memcpy(dev.global, HOST6, 16);
+	memcpy(nine, PG_IN6_SRC, 16);
+	nine[15] = 9;
+	memcpy(three, PG_IN6_SRC, 16);
+	three[15] = 3;
+	memset(&host, 0, sizeof(host));
+	host.n = 2;
+	memcpy(host.a[0].addr, nine, 16);
+	host.a[0].plen = 64;
+	memcpy(host.a[1].addr, PG_IN6_SRC, 16);
+	host.a[1].plen = 64;
+	len = mk_quote(6, 120, -1);
+	e.quoted = buf;
+	e.len = len;
+	e.dev6 = &dev;
+	e.host6 = &host;
+	assert_int_equal(sitd_icmp6_err(&conf, &e, out, sizeof(out), &n, &pmtu), ERR_RELAY);
+	check_v6(n, 1, 3, 0, PG_IN6_SRC, buf + 40, inner_len);
+	/* The sender not the host's own: the prefix's first address. */
+	host.a[1].addr[15] = 5;
+	assert_int_equal(sitd_icmp6_err(&conf, &e, out, sizeof(out), &n, &pmtu), ERR_RELAY);
+	check_v6(n, 1, 3, 0, nine, buf + 40, inner_len);
+	/* A longer prefix holding the sender wins (rule 8). */
+	memcpy(host.a[1].addr, three, 16);
+	host.a[1].plen = 126;
+	assert_int_equal(sitd_icmp6_err(&conf, &e, out, sizeof(out), &n, &pmtu), ERR_RELAY);
+	check_v6(n, 1, 3, 0, three, buf + 40, inner_len);
+}
+
 static void unreach_ipip6(void **state)
 {
 	size_t n, len;
@@ -282,6 +328,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unreach_ip6ip6), cmocka_unit_test(relay_source),
+		cmocka_unit_test(relay_source_local),
 		cmocka_unit_test(unreach_ipip6),  cmocka_unit_test(param_problem),
 		cmocka_unit_test(too_big),	  cmocka_unit_test(not_ours),
 		cmocka_unit_test(declined),
