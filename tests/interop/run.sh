@@ -362,7 +362,7 @@ cell_tcp_fou() {
 # answer it with PTB/Frag Needed mtu=1380; the largest fitting ping then passes and
 # one byte more gets mtu 1380 again.
 PTB_PROBE='one() {
-	o=$(ping -$fam -n -c 1 -W 2 -M do -s $1 $dst 2>&1)
+	o=$(ping -$fam -n -c 1 -W 2 -M do -s $1 ${popt:-} $dst 2>&1)
 	from=$(echo "$o" | sed -n "s/^From \([^ ]*\) .*/\1/p" | head -1)
 	mtu=$(echo "$o" | grep -oE "mtu ?[=:]? ?[0-9]+" | grep -oE "[0-9]+" | head -1)
 	echo "$2: from=${from:-none} mtu=${mtu:-none} reply=$(echo "$o" | grep -c "bytes from")"
@@ -1167,6 +1167,151 @@ cell_tcp_fou6() {
 		"ip fou add port 5555 ipproto 41 -6 || exit 1"
 }
 
+# 12 --------------------------------------------------------------------------
+# Packet Too Big over an IPv6 underlay, learned from a real router: the kernel's ip6tnl
+# end moves into the VM's namespace c (VC6), the VM routes between the ends, and its
+# routes to each end carry `mtu lock 1400` (an IPv6 router honours a route's MTU only
+# when locked: ip6_dst_mtu_maybe_forward). Each end's own sender (sitd's host side, the
+# VM's namespace c) pings the far end with DF: 1400 fits the tunnel (1452) but not the
+# path, so the router answers the tunnel end with Packet Too Big mtu=1400 about its
+# outer packet; the end learns 1400 (ip6_tnl_err: ip6_update_pmtu) and relays to its
+# sender 1400 - 48 (outer header and encapsulation limit option: `info - offset`) = 1352,
+# as Packet Too Big (ip6ip6_err) or Fragmentation Needed (ip4ip6_err). Then: the same
+# ping again and one byte over the fit (the sender's own cached 1352), the fit itself,
+# and 1400 to a second address of the far end, which the sender has no cached MTU for:
+# the tunnel end must answer it from what it learned (ip6_tnl_xmit: dst_mtu - 48).
+# Each sender pings from its end's second inner address (ping -I): the kernel answers a
+# local sender from that very address (icmp6_send's source selection, RFC 6724 rule 1),
+# which sitd must do too, not from the first address of the prefix.
+VC6B=2001:db8:1::3 HC6B=2001:db8:1::4 VC4B=198.51.100.3 HC4B=198.51.100.4
+# routed6_up MODE: sitd (remote VC6) and the kernel's ip6tnl in the VM's namespace c
+# (local VC6), each with a second inner address, in the order tunnels() explains.
+routed6_up() {
+	local mode=$1 a1 a2 plen a na=
+	teardown
+	vm "ip link del ip6t1 2>/dev/null; ip -6 addr replace $U6V/64 dev eth0 nodad
+	    ip -6 route add $U6H/128 dev eth0 mtu lock 1400 && ip -6 route add $VC6/128 dev vc mtu lock 1400" \
+		>"$LOGDIR/routed6.log" 2>&1 || { bad "VM routes: $(tr '\n' ' ' <"$LOGDIR/routed6.log")"; return 1; }
+	h ip -6 addr replace $U6H/64 dev $TAP nodad
+	h ip -6 route add ${VC6%::*}::/64 via $U6V dev $TAP
+	DEV=ip6t1
+	sitd_up ip6t1 mode "$mode" remote $VC6 local $U6H || return 1
+	if [ "$mode" = ip6ip6 ]; then a1="$V6 $VC6B" a2="$H6 $HC6B" plen=64 na=nodad; else a1="$V4IN $VC4B" a2="$H4IN $HC4B" plen=24; fi
+	vm "ip netns exec c ip -6 tunnel add ip6t1 mode $mode remote $U6H local $VC6 || exit 1
+	    ip -n c link set ip6t1 up
+	    for a in $a1; do ip -n c addr add \$a/$plen dev ip6t1 $na || exit 1; done" >"$LOGDIR/routed6.log" 2>&1 ||
+		{ bad "kernel tunnel in c: $(tr '\n' ' ' <"$LOGDIR/routed6.log")"; return 1; }
+	h ip link set ip6t1 up
+	for a in $a2; do h ip addr add "$a/$plen" dev ip6t1 $na; done
+	sleep 0.2
+}
+routed6_down() {
+	sitd_down
+	vm "ip netns exec c ip link del ip6t1; ip -6 route del $U6H/128 dev eth0; ip -6 route del $VC6/128 dev vc
+	    ip -6 route flush cache; ip -n c -6 route flush cache" >/dev/null 2>&1
+	h ip -6 route del ${VC6%::*}::/64 2>/dev/null
+	h ip -6 route flush cache 2>/dev/null
+}
+# role ADDR "OWN..." DEST ROUTER: who an error came from, as the sender sees it: its
+# own end (OWN: the addresses that count as such), the packet's destination, the router
+role() {
+	local a
+	for a in $2; do [ "$1" = "$a" ] && { echo "own($1)"; return; }; done
+	case $1 in
+	"$3") echo "destination($1)" ;; "$4") echo "router($1)" ;; *) echo "$1" ;;
+	esac
+}
+# ptb6_cells MODE: the router run above, then the cells' results
+ptb6_cells() {
+	local mode=$1 fam=6 fit=1304 what="Packet Too Big" ok=0 out_s='' out_k='' side out l
+	local to_v=$V6 to_h=$H6 ob_v=$VC6B ob_h=$HC6B
+	[ "$mode" = ipip6 ] && fam=4 fit=1324 what="Fragmentation Needed" to_v=$V4IN to_h=$H4IN ob_v=$VC4B ob_h=$HC4B
+	if routed6_up "$mode"; then
+		ok=1
+		cap_start "ptb6-$mode" || ok=0
+		out_s=$(h bash -c "$PTB_PROBE; popt='-I $ob_h'; probe $fam $to_v 1400 $fit; dst=$ob_v; one 1400 other")
+		out_k=$(vm "cat >/tmp/probe.sh <<'EOP'
+. /etc/prelude.sh
+$PTB_PROBE
+popt='-I $ob_v'; probe $fam $to_h 1400 $fit; dst=$ob_h; one 1400 other
+EOP
+ip netns exec c sh /tmp/probe.sh")
+		cap_stop
+		echo "$out_s" >"$LOGDIR/ptb6-$mode-sitd.txt"
+		echo "$out_k" >"$LOGDIR/ptb6-$mode-kernel.txt"
+	fi
+	# 1: the outer path MTU learned from the router's Packet Too Big about the outer packet
+	if [ $ok = 1 ]; then
+		l=$(cap_fields "icmpv6.type==2 && ipv6.dst==$U6H" ipv6.src icmpv6.mtu | sort -u | tr '\n' ';')
+		[ "$l" = "$U6V 1400;" ] || bad "on the tap, Packet Too Big to sitd: '$l', want '$U6V 1400;' (from the router)"
+		# the quote: sitd's outer packet (from U6H, next header 60: the option)
+		l=$(tshark -r "$CAP" -Y "icmpv6.type==2 && ipv6.dst==$U6H" -T fields -E occurrence=a -E aggregator=, \
+			-E separator="|" -e ipv6.src -e ipv6.nxt 2>/dev/null | sort -u | tr '\n' ';')
+		grep -qE "^$U6V,$U6H(,[^|]*)?\|58,60" <<<"$l" ||
+			bad "the router's Packet Too Big quotes '$l' (sources|next headers), want sitd's outer packet: $U6V,$U6H,...|58,60,..."
+		[ "$(sitd_stat path_mtu)" = 1400 ] || bad "sitd's path_mtu $(sitd_stat path_mtu), want 1400"
+		[ "$(sitd_stat err_frag_needed)" -ge 1 ] 2>/dev/null || bad "sitd counted $(sitd_stat err_frag_needed) err_frag_needed, want >= 1"
+		l=$(vm "ip -n c -6 route get $U6H from $VC6" 2>&1)
+		grep -q "mtu 1400" <<<"$l" || bad "the kernel's route to $U6H in c: '$(tr '\n' ' ' <<<"$l")', want mtu 1400"
+	fi
+	[ $ok = 1 ] || bad "not run: the routed setup failed"
+	result "$mode: the outer path MTU from a kernel router's Packet Too Big (route MTU 1400) about the end's own outer packet: sitd's path_mtu 1400, the kernel's route to sitd mtu 1400"
+	# 2: what the inner sender saw, sitd's and the kernel's field by field
+	if [ $ok = 1 ]; then
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$out_s || out=$out_k
+			for l in first again over; do
+				[ "$(ptb_field "$out" $l mtu)" = 1352 ] ||
+					bad "$side: $l DF ping: $(grep "^$l:" <<<"$out"), want mtu=1352; $(grep -A3 "^$l:" <<<"$out" | grep '^#' | tr '\n' ' ')"
+			done
+			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of $fit (fits 1352) got no reply"
+		done
+		for l in first again fit over; do
+			[ "$(ptb_field "$out_s" $l mtu) $(ptb_field "$out_s" $l reply)" = "$(ptb_field "$out_k" $l mtu) $(ptb_field "$out_k" $l reply)" ] ||
+				bad "$l: sitd '$(grep "^$l:" <<<"$out_s")', the kernel '$(grep "^$l:" <<<"$out_k")'"
+		done
+	fi
+	[ $ok = 1 ] || bad "not run: the routed setup failed"
+	result "$mode: $what relayed to the inner sender with mtu=1352 (1400 - 40 - 8) by sitd and by the kernel, then $fit passes and $((fit + 1)) gets mtu=1352, sitd as the kernel"
+	# 3: a destination the sender has no MTU for, answered from the learned path MTU
+	if [ $ok = 1 ]; then
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$out_s || out=$out_k
+			[ "$(ptb_field "$out" other mtu)" = 1352 ] ||
+				bad "$side: DF ping of 1400 to a second address: $(grep '^other:' <<<"$out"), want mtu=1352; $(grep -A3 '^other:' <<<"$out" | grep '^#' | tr '\n' ' ')"
+		done
+	fi
+	[ $ok = 1 ] || bad "not run: the routed setup failed"
+	result "$mode: DF ping of 1400 to a second far address: $what mtu=1352 from the tunnel end's learned path MTU, at sitd and at the kernel"
+	# 4: the source of those errors
+	local fs fk os ok_
+	# IPv6: exactly the sender's address; IPv4: either of the end's (__icmp_send takes
+	# the subnet's primary address, fib_add_ifaddr's prefsrc, for the secondary sender)
+	local own_s=$ob_h own_k=$ob_v
+	[ $fam = 4 ] && own_s="$to_h $ob_h" own_k="$to_v $ob_v"
+	fs=$(role "$(ptb_field "$out_s" first from)" "$own_s" $to_v $U6V)
+	fk=$(role "$(ptb_field "$out_k" first from)" "$own_k" $to_h $VR6)
+	os=$(role "$(ptb_field "$out_s" other from)" "$own_s" $ob_v $U6V)
+	ok_=$(role "$(ptb_field "$out_k" other from)" "$own_k" $ob_h $VR6)
+	if [ $ok = 1 ]; then
+		if [ $fam = 6 ]; then
+			[ "${fs%%(*}" = "${fk%%(*}" ] || bad "the relayed $what: kernel from $fk, sitd from $fs"
+			[ "${os%%(*}" = "${ok_%%(*}" ] || bad "the tunnel end's own $what: kernel from $ok_, sitd from $os"
+		else
+			# doc/kernel.md "ICMP errors sitd generates": an ICMPv4 error from the host's
+			# own address written into TUN is a martian source, so sitd's comes from the
+			# packet's destination; the kernel's from its own address
+			[ "${fk%%(*} ${ok_%%(*} ${fs%%(*} ${os%%(*}" = "own own destination destination" ] ||
+				bad "sources: kernel $fk, $ok_ (want its own address), sitd $fs, $os (want the destination)"
+		fi
+	fi
+	[ $ok = 1 ] || bad "not run: the routed setup failed"
+	result "$mode: source address of the $what: the kernel's relayed $fk, its own $ok_; sitd's relayed $fs, its own $os$([ $fam = 4 ] && echo " (the documented ICMPv4 difference)")"
+	routed6_down
+}
+cell_ip6ip6_pmtu_router() { ptb6_cells ip6ip6; }
+cell_ipip6_pmtu_router() { ptb6_cells ipip6; }
+
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring cell_tcp_packet cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
 	cell_sit_ecn cell_ipip_ecn
@@ -1174,7 +1319,8 @@ CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring ce
 	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap
 	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
 	cell_ip6ip6_inherit cell_ip6ip6_fixed
-	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6)
+	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6
+	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
