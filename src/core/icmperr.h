@@ -66,7 +66,7 @@ struct sitd_err6 {
 	/* Where a relayed error comes from: the host's address toward the inner sender. */
 	const struct sitd_addrs6 *dev6;	/* ICMPv6: sitd_icmp6_pick_src(dev6, host6, sender); */
 	const struct sitd_host6 *host6;	/*   none: the inner destination */
-	uint32_t src4;			/* ICMPv4: the tunnel device's address; 0: the inner destination */
+	uint32_t src4;			/* ICMPv4: its source; 0 (the daemon's): the inner destination */
 	uint32_t tnl_mtu;		/* the tunnel's MTU now (ip4ip6_err's dst_mtu), 0: not known */
 };
 

@@ -577,15 +577,6 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 	}
 }
 
-/* The tunnel device's IPv4 address, the source of an ICMPv4 error it relays; 0: none. */
-static uint32_t tunnel_src4(const struct tunnel *t)
-{
-	for (unsigned i = 0; i < t->conf.naddrs; i++)
-		if (t->conf.addrs[i].family == 4)
-			return rd32(t->conf.addrs[i].addr);
-	return 0;
-}
-
 /*
  * ICMPv6 errors about our IPv6 outer packets (IPV6_RECVERR), quoted from the outer
  * header on (IPV6_HDRINCL on the receive socket), judged as ip6_tnl_err does.  The kernel
@@ -611,7 +602,11 @@ static void rx_raw6_error(struct worker *w, const struct sitd_table6 *tab,
 	st = &t->rx_stats;
 	e = (struct sitd_err6){ .type = ee->ee_type, .code = ee->ee_code, .info = ee->ee_info,
 				.quoted = w->errpkt, .len = n, .dev6 = qsbr_read(t->addrs6),
-				.host6 = qsbr_read(w->d->host6), .src4 = tunnel_src4(t),
+				.host6 = qsbr_read(w->d->host6),
+				/* ICMPv4 from the inner destination, never the device's own
+				 * address: written into TUN that is a martian source, which
+				 * fib_validate_source drops (doc/kernel.md) */
+				.src4 = 0,
 				.tnl_mtu = READ_ONCE(t->conf.mtu) };
 	switch (sitd_icmp6_err(&t->conf, &e, w->relay, sizeof(w->relay), &len, &pmtu)) {
 	case ERR_NOT_OURS:

@@ -1184,10 +1184,11 @@ cell_tcp_fou6() {
 # local sender from that very address (icmp6_send's source selection, RFC 6724 rule 1),
 # which sitd must do too, not from the first address of the prefix.
 VC6B=2001:db8:1::3 HC6B=2001:db8:1::4 VC4B=198.51.100.3 HC4B=198.51.100.4
-# routed6_up MODE: sitd (remote VC6) and the kernel's ip6tnl in the VM's namespace c
-# (local VC6), each with a second inner address, in the order tunnels() explains.
+# routed6_up MODE [SITD ARGS]: sitd (remote VC6) and the kernel's ip6tnl in the VM's
+# namespace c (local VC6), each with a second inner address, in the order tunnels()
+# explains. With SITD ARGS (sitd's `address` words) sitd puts its addresses on itself.
 routed6_up() {
-	local mode=$1 a1 a2 plen a na=
+	local mode=$1 sargs=${2:-} a1 a2 plen a na=
 	teardown
 	vm "ip link del ip6t1 2>/dev/null; ip -6 addr replace $U6V/64 dev eth0 nodad
 	    ip -6 route add $U6H/128 dev eth0 mtu lock 1400 && ip -6 route add $VC6/128 dev vc mtu lock 1400" \
@@ -1195,14 +1196,15 @@ routed6_up() {
 	h ip -6 addr replace $U6H/64 dev $TAP nodad
 	h ip -6 route add ${VC6%::*}::/64 via $U6V dev $TAP
 	DEV=ip6t1
-	sitd_up ip6t1 mode "$mode" remote $VC6 local $U6H || return 1
+	# shellcheck disable=SC2086
+	sitd_up ip6t1 mode "$mode" remote $VC6 local $U6H $sargs || return 1
 	if [ "$mode" = ip6ip6 ]; then a1="$V6 $VC6B" a2="$H6 $HC6B" plen=64 na=nodad; else a1="$V4IN $VC4B" a2="$H4IN $HC4B" plen=24; fi
 	vm "ip netns exec c ip -6 tunnel add ip6t1 mode $mode remote $U6H local $VC6 || exit 1
 	    ip -n c link set ip6t1 up
 	    for a in $a1; do ip -n c addr add \$a/$plen dev ip6t1 $na || exit 1; done" >"$LOGDIR/routed6.log" 2>&1 ||
 		{ bad "kernel tunnel in c: $(tr '\n' ' ' <"$LOGDIR/routed6.log")"; return 1; }
 	h ip link set ip6t1 up
-	for a in $a2; do h ip addr add "$a/$plen" dev ip6t1 $na; done
+	[ -n "$sargs" ] || for a in $a2; do h ip addr add "$a/$plen" dev ip6t1 $na; done
 	sleep 0.2
 }
 routed6_down() {
@@ -1221,12 +1223,12 @@ role() {
 	"$3") echo "destination($1)" ;; "$4") echo "router($1)" ;; *) echo "$1" ;;
 	esac
 }
-# ptb6_cells MODE: the router run above, then the cells' results
+# ptb6_cells MODE [SITD ARGS]: the router run above, then the cells' results
 ptb6_cells() {
-	local mode=$1 fam=6 fit=1304 what="Packet Too Big" ok=0 out_s='' out_k='' side out l
-	local to_v=$V6 to_h=$H6 ob_v=$VC6B ob_h=$HC6B
+	local mode=$1 sargs=${2:-} fam=6 fit=1304 what="Packet Too Big" ok=0 out_s='' out_k='' side out l
+	local to_v=$V6 to_h=$H6 ob_v=$VC6B ob_h=$HC6B label=$mode${2:+ (sitd: $2)}
 	[ "$mode" = ipip6 ] && fam=4 fit=1324 what="Fragmentation Needed" to_v=$V4IN to_h=$H4IN ob_v=$VC4B ob_h=$HC4B
-	if routed6_up "$mode"; then
+	if routed6_up "$mode" "$sargs"; then
 		ok=1
 		cap_start "ptb6-$mode" || ok=0
 		out_s=$(h bash -c "$PTB_PROBE; popt='-I $ob_h'; probe $fam $to_v 1400 $fit; dst=$ob_v; one 1400 other")
@@ -1255,7 +1257,7 @@ ip netns exec c sh /tmp/probe.sh")
 		grep -q "mtu 1400" <<<"$l" || bad "the kernel's route to $U6H in c: '$(tr '\n' ' ' <<<"$l")', want mtu 1400"
 	fi
 	[ $ok = 1 ] || bad "not run: the routed setup failed"
-	result "$mode: the outer path MTU from a kernel router's Packet Too Big (route MTU 1400) about the end's own outer packet: sitd's path_mtu 1400, the kernel's route to sitd mtu 1400"
+	result "$label: the outer path MTU from a kernel router's Packet Too Big (route MTU 1400) about the end's own outer packet: sitd's path_mtu 1400, the kernel's route to sitd mtu 1400"
 	# 2: what the inner sender saw, sitd's and the kernel's field by field
 	if [ $ok = 1 ]; then
 		for side in sitd kernel; do
@@ -1272,7 +1274,7 @@ ip netns exec c sh /tmp/probe.sh")
 		done
 	fi
 	[ $ok = 1 ] || bad "not run: the routed setup failed"
-	result "$mode: $what relayed to the inner sender with mtu=1352 (1400 - 40 - 8) by sitd and by the kernel, then $fit passes and $((fit + 1)) gets mtu=1352, sitd as the kernel"
+	result "$label: $what relayed to the inner sender with mtu=1352 (1400 - 40 - 8) by sitd and by the kernel, then $fit passes and $((fit + 1)) gets mtu=1352, sitd as the kernel"
 	# 3: a destination the sender has no MTU for, answered from the learned path MTU
 	if [ $ok = 1 ]; then
 		for side in sitd kernel; do
@@ -1282,7 +1284,7 @@ ip netns exec c sh /tmp/probe.sh")
 		done
 	fi
 	[ $ok = 1 ] || bad "not run: the routed setup failed"
-	result "$mode: DF ping of 1400 to a second far address: $what mtu=1352 from the tunnel end's learned path MTU, at sitd and at the kernel"
+	result "$label: DF ping of 1400 to a second far address: $what mtu=1352 from the tunnel end's learned path MTU, at sitd and at the kernel"
 	# 4: the source of those errors
 	local fs fk os ok_
 	# IPv6: exactly the sender's address; IPv4: either of the end's (__icmp_send takes
@@ -1306,11 +1308,17 @@ ip netns exec c sh /tmp/probe.sh")
 		fi
 	fi
 	[ $ok = 1 ] || bad "not run: the routed setup failed"
-	result "$mode: source address of the $what: the kernel's relayed $fk, its own $ok_; sitd's relayed $fs, its own $os$([ $fam = 4 ] && echo " (the documented ICMPv4 difference)")"
+	result "$label: source address of the $what: the kernel's relayed $fk, its own $ok_; sitd's relayed $fs, its own $os$([ $fam = 4 ] && echo " (the documented ICMPv4 difference)")"
 	routed6_down
 }
 cell_ip6ip6_pmtu_router() { ptb6_cells ip6ip6; }
 cell_ipip6_pmtu_router() { ptb6_cells ipip6; }
+# The same with sitd's own `address` words on its device: the relayed Fragmentation
+# Needed must still come from the destination, not the device's address (a martian the
+# host's kernel drops), or the sender never hears of the first packet.
+cell_ipip6_pmtu_router_address() {
+	ptb6_cells ipip6 "address $H4IN/24 address $HC4B/24"
+}
 
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring cell_tcp_packet cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
 	cell_sit_default cell_sit_inherit cell_sit_fixed cell_ipip_inherit cell_ipip_fixed
@@ -1320,7 +1328,7 @@ CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring ce
 	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
 	cell_ip6ip6_inherit cell_ip6ip6_fixed
 	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6
-	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router)
+	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router cell_ipip6_pmtu_router_address)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
