@@ -76,9 +76,10 @@ struct sitd_host6 {
  * The source for an ICMPv6 error to `sender`, as icmp6_send() picks it: an address of the
  * interface toward the sender (ipv6_dev_get_saddr).  For the host itself, the sender's
  * own address (RFC 6724 rule 1); for a sender on a link of this host, the address whose
- * prefix holds the sender, the longest (rule 8); else the tunnel device's own, of the sender's scope: link-local for a
- * link-local sender, else a global one (rule 2).  NULL when there is none: the caller then
- * uses the packet's destination, what the error is about.
+ * prefix holds the sender, the longest (rule 8); else the tunnel device's own, of the
+ * sender's scope: link-local for a link-local sender, else a global one (rule 2).  NULL
+ * when there is none: the caller then uses the packet's destination, what the error is
+ * about.
  */
 const uint8_t *sitd_icmp6_pick_src(const struct sitd_addrs6 *dev, const struct sitd_host6 *host,
 				   const uint8_t *sender);
