@@ -153,6 +153,7 @@ int sitd_http_parse(const char *buf, size_t len, struct sitd_http_req *r, char *
 				return bad(r, SITD_HTTP_400, err, errlen,
 					   "HTTP/1.1 without exactly one Host");
 			r->head = l.head;
+			r->http11 = l.http11;
 			/* Another path or method is said so, body or not; a GET has none. */
 			if (l.status != SITD_HTTP_200)
 				return bad(r, l.status, err, errlen, l.why);
@@ -195,6 +196,14 @@ size_t sitd_http_head(char *buf, size_t cap, enum sitd_http_status s, size_t con
 			 sitd_http_code(s), sitd_http_reason(s),
 			 s == SITD_HTTP_200 ? SITD_METRICS_CONTENT_TYPE : "text/plain; charset=utf-8",
 			 content_length, s == SITD_HTTP_405 ? "Allow: GET, HEAD\r\n" : "");
+
+	return n < 0 ? 0 : (size_t)n;
+}
+
+size_t sitd_http_head_stream(char *buf, size_t cap, bool chunked)
+{
+	int n = snprintf(buf, cap, "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n%sConnection: close\r\n\r\n",
+			 SITD_METRICS_CONTENT_TYPE, chunked ? "Transfer-Encoding: chunked\r\n" : "");
 
 	return n < 0 ? 0 : (size_t)n;
 }

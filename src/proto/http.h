@@ -61,6 +61,7 @@ enum {
 struct sitd_http_req {
 	enum sitd_http_status status;	/* the answer: 200, or why not */
 	bool head;			/* HEAD: the answer without its body */
+	bool http11;			/* HTTP/1.1: the answer may be chunked */
 };
 
 /*
@@ -76,6 +77,15 @@ int sitd_http_parse(const char *buf, size_t len, struct sitd_http_req *r, char *
  * connection carries one request), and Allow for 405.  The length it needs, as snprintf.
  */
 size_t sitd_http_head(char *buf, size_t cap, enum sitd_http_status s, size_t content_length);
+
+/*
+ * The head of the metrics' 200, whose length is not known when it is sent: the text is
+ * made a part at a time.  To HTTP/1.1 in chunks (RFC 9112 7.1): a text cut short (sitd
+ * stopped, the deadline) then lacks its last chunk and Prometheus' Go client fails the
+ * scrape (up 0) instead of storing what came as if it were all.  To HTTP/1.0, which
+ * must not get chunks, ended by the close (RFC 9112 6.3, rule 8).  The length it needs.
+ */
+size_t sitd_http_head_stream(char *buf, size_t cap, bool chunked);
 
 /* The Content-Type of the metrics: the text exposition format 0.0.4. */
 #define SITD_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -4,7 +4,8 @@
  * send them; and -M's [ADDR:]PORT.  Invariants: no crash and no read past the bytes
  * given; a head is whole (0) or asks for more (1); a refusal says why; 200 only for GET
  * or HEAD of /metrics, after an empty line; an answer given for the first k bytes is the
- * answer for all of them (nothing after the head, or after an error, changes it); an
+ * answer for all of them (nothing after the head, or after an error, changes it); HTTP/1.1
+ * (chunks allowed) only when the request line says so; an
  * accepted -M survives format -> parse unchanged.
  */
 #include <stdbool.h>
@@ -62,11 +63,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(memmem(data, size, "\n\n", 2) || memmem(data, size, "\n\r\n", 3));
 		}
 		CHECK(sitd_http_head(NULL, 0, r.status, size) > 0);
+		/* chunks only for HTTP/1.1 (RFC 9112 7.1): its request line says so */
+		if (r.http11) {
+			const uint8_t *nl = memchr(data, '\n', size);
+			size_t n = (size_t)(nl - data);
+
+			n -= n && data[n - 1] == '\r';
+			CHECK(n >= 8 && !memcmp(data + n - 8, "HTTP/1.1", 8));
+		}
 	}
 	/* A prefix: its answer, once it has one, is the whole's. */
 	k = size ? data[0] % (size + 1) : 0;
 	if (sitd_http_parse(buf, k, &part, err, sizeof(err)) == 0)
-		CHECK(rc == 0 && part.status == r.status && part.head == r.head);
+		CHECK(rc == 0 && part.status == r.status && part.head == r.head &&
+		      part.http11 == r.http11);
 	free(buf);
 	listen_arg(data, size);
 	return 0;
