@@ -3,8 +3,9 @@
  * -M's exporter: GET /metrics over HTTP/1.x, served without blocking from the control
  * thread's poll loop (server.c), as the control socket's clients are (control.c); the
  * workers never see it.  The listening socket comes from the monitor (ps_metrics_listen).
- * Each connection carries one request, parsed by proto/http.c, and gets one answer
- * (the text of requests_metrics for 200), then is closed.  Bounded: at most
+ * Each connection carries one request, parsed by proto/http.c, and gets one answer, then
+ * is closed: a 200's text made a part at a time (requests_metrics_part), each once the
+ * last went out, so that a table of thousands needs no buffer of the whole text.  Bounded: at most
  * SITD_HTTP_CLIENTS_MAX at once (beyond, 503 at once), a head of at most
  * SITD_HTTP_HEAD_MAX bytes (beyond, 431), SITD_HTTP_DEADLINE_MS to send it and
  * SITD_HTTP_ANSWER_MS to read the answer (beyond, closed and counted).
@@ -41,29 +42,74 @@ void httpd_close_all(struct server *s)
 		client_close(s, 0);
 }
 
-/* The answer: head and, unless HEAD, body; NULL when there is no memory for it. */
+/* An answer other than the metrics: head and, unless HEAD, body; NULL: no memory. */
 static char *answer(struct server *s, enum sitd_http_status st, bool head_only, size_t *len)
 {
-	char *body = NULL, *out, msg[64];
-	size_t blen, hlen;
+	char msg[64], *out;
+	size_t blen = (size_t)snprintf(msg, sizeof(msg), "%s\n", sitd_http_reason(st));
+	size_t hlen = sitd_http_head(NULL, 0, st, blen);
 
-	if (st == SITD_HTTP_200 && !(body = requests_metrics(s, &blen)))
-		st = SITD_HTTP_503;	/* no memory for the text: try later */
-	if (!body) {
-		blen = (size_t)snprintf(msg, sizeof(msg), "%s\n", sitd_http_reason(st));
-		body = msg;
-	}
-	hlen = sitd_http_head(NULL, 0, st, blen);
 	out = malloc(hlen + blen + 1);
 	if (out) {
 		sitd_http_head(out, hlen + 1, st, blen);
-		memcpy(out + hlen, body, blen);
+		memcpy(out + hlen, msg, blen);
 		*len = hlen + (head_only ? 0 : blen);
 		s->http.responses[st]++;
 	}
-	if (body != msg)
-		free(body);
 	return out;
+}
+
+/* Room before a part for its chunk's size line, after it for CRLF and the last chunk. */
+enum { CHUNK_PRE = 16, CHUNK_POST = 8 };
+
+/* The metrics' 200: its head into c->out, the text to follow (unless HEAD). */
+static bool start_metrics(struct server *s, struct httpd_client *c,
+			  const struct sitd_http_req *r)
+{
+	c->out = malloc(CHUNK_PRE + REQUESTS_METRICS_PART + CHUNK_POST);
+	if (!c->out)
+		return false;
+	c->chunked = r->http11;
+	c->outlen = sitd_http_head_stream(c->out, CHUNK_PRE + REQUESTS_METRICS_PART,
+					  c->chunked);
+	c->more = !r->head;
+	if (c->more)
+		requests_metrics_begin(s, &c->mc);
+	s->http.responses[SITD_HTTP_200]++;
+	return true;
+}
+
+/*
+ * The next part of the text into c->out, in a chunk of its own (RFC 9112 7.1), the last
+ * chunk after the last part.  false: it could not be made (cannot be, by
+ * SITD_METRICS_PART_MIN): the connection is closed without the last chunk, which the
+ * client sees.
+ */
+static bool next_part(struct server *s, struct httpd_client *c)
+{
+	char *body = c->out + CHUNK_PRE, size[CHUNK_PRE];
+	size_t len;
+	int rc = requests_metrics_part(s, &c->mc, body, REQUESTS_METRICS_PART, &len), k;
+
+	if (rc < 0) {
+		log_warnx("metrics: a part does not fit; the answer is cut");
+		return false;
+	}
+	c->more = rc > 0;
+	c->outoff = CHUNK_PRE;
+	if (c->chunked && len) {
+		k = snprintf(size, sizeof(size), "%zx\r\n", len);
+		c->outoff -= (size_t)k;
+		memcpy(body - k, size, (size_t)k);
+		memcpy(body + len, "\r\n", 2);
+		len += 2;
+	}
+	if (c->chunked && !c->more) {
+		memcpy(body + len, "0\r\n\r\n", 5);
+		len += 5;
+	}
+	c->outlen = CHUNK_PRE + len;
+	return true;
 }
 
 /*
@@ -136,7 +182,9 @@ static bool client_read(struct server *s, struct httpd_client *c)
 		return true;
 	if (rc > 0)
 		r = (struct sitd_http_req){ .status = SITD_HTTP_431 };
-	c->out = answer(s, r.status, r.head, &c->outlen);
+	if (r.status != SITD_HTTP_200 || !start_metrics(s, c, &r))
+		c->out = answer(s, r.status == SITD_HTTP_200 ? SITD_HTTP_503 : r.status, r.head,
+				&c->outlen);	/* 503 for 200: no memory for it, try later */
 	if (!c->out) {
 		log_warnx("metrics: out of memory");
 		return false;
@@ -145,13 +193,16 @@ static bool client_read(struct server *s, struct httpd_client *c)
 	return true;
 }
 
-static bool client_write(struct httpd_client *c)
+/* What fits of c->out; once it all went, the next part.  false: done (or failed). */
+static bool client_write(struct server *s, struct httpd_client *c)
 {
 	ssize_t n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
 
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
 	c->outoff += (size_t)n;
+	if (c->outoff == c->outlen && c->more && !next_part(s, c))
+		return false;
 	return c->outoff < c->outlen;
 }
 
@@ -170,9 +221,9 @@ void httpd_poll(struct server *s, struct pollfd *p)
 			keep = client_read(s, c);
 			/* An answer made just now may go out at once (most fit the socket buffer). */
 			if (keep && c->out)
-				keep = client_write(c);
+				keep = client_write(s, c);
 		} else if (c->out && (p[i].revents & POLLOUT)) {
-			keep = client_write(c);
+			keep = client_write(s, c);
 		}
 		if (keep && now >= c->deadline) {
 			s->http.timeouts++;	/* the head, or the reading of the answer, too slow */

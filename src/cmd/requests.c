@@ -37,6 +37,23 @@ int requests_reply(struct control_client *c, const char *text)
  */
 enum { SHOW_PART = 16 };
 
+/* The next part of `sitd metrics`, REQUESTS_METRICS_PART bytes at most. */
+static int more_metrics(struct server *s, struct control_client *c)
+{
+	int rc;
+
+	if (!c->out && !(c->out = malloc(REQUESTS_METRICS_PART)))
+		return -ENOMEM;
+	c->outoff = 0;
+	rc = requests_metrics_part(s, &c->mc, c->out, REQUESTS_METRICS_PART, &c->outlen);
+	c->more = rc > 0;
+	/* Not by SITD_METRICS_PART_MIN: say so rather than send a text cut short. */
+	if (rc < 0)
+		c->outlen = (size_t)snprintf(c->out, REQUESTS_METRICS_PART,
+					     "error: the answer does not fit\n");
+	return 0;
+}
+
 int requests_more(struct server *s, struct control_client *c)
 {
 	static struct sitd_show_tunnel st[SHOW_PART];
@@ -47,6 +64,8 @@ int requests_more(struct server *s, struct control_client *c)
 	size_t cap = 256 + (size_t)SHOW_PART * REQUESTS_SHOW_PER_TUNNEL;
 	bool first = c->next == 0;
 
+	if (c->metrics)
+		return more_metrics(s, c);
 	if (!c->out && !(c->out = malloc(cap)))
 		return -ENOMEM;
 	for (i = c->next; i < n && k < SHOW_PART; i++, k++) {
@@ -229,23 +248,42 @@ static int req_monitor(struct server *s, struct control_client *c, const struct 
 #define SITD_VERSION "unknown"
 #endif
 
-char *requests_metrics(struct server *s, size_t *len)
+/* The tunnels for metrics.c, read one at a time (the control thread's only). */
+static bool metrics_tunnel(void *ctx, unsigned i, struct sitd_metrics_tunnel *mt)
 {
-	unsigned n = daemon_count(s->d), nref;
-	struct sitd_metrics_tunnel *mt = calloc(n + 1, sizeof(*mt));
-	struct sitd_stats *stats = calloc(n + 1, sizeof(*stats)), st;
+	static struct sitd_stats stats;
+	struct server *s = ctx;
+	const struct tunnel *t;
+
+	if (i >= daemon_count(s->d))
+		return false;
+	t = daemon_tunnel(s->d, i);
+	tunnel_stats(t, &stats);
+	*mt = (struct sitd_metrics_tunnel){ .conf = tunnel_conf(t), .stats = &stats,
+					    .path_mtu = tunnel_path_mtu(t), .up = tunnel_up(t) };
+	return true;
+}
+
+void requests_metrics_begin(struct server *s, struct sitd_metrics_cursor *c)
+{
+	sitd_metrics_begin(c, metrics_tunnel, s);
+}
+
+int requests_metrics_part(struct server *s, struct sitd_metrics_cursor *c, char *buf,
+			  size_t cap, size_t *len)
+{
+	struct sitd_stats st;
 	struct priv_refused ref[32];
-	char names[32][32], *out = NULL;
+	char names[32][32];
 	const char *rname[32];
 	uint64_t rcount[32];
 	struct sitd_metrics_process p = { .version = SITD_VERSION, .workers = daemon_workers(s->d),
 					  .stats = &st, .refused_names = rname,
 					  .refused_counts = rcount,
 					  .http = s->http_fd >= 0 ? &s->http : NULL };
-	size_t need;
+	unsigned nref;
 
-	if (!mt || !stats)
-		goto out;
+	/* The process's, read for each part: cheap, and only the first writes them. */
 	daemon_stats(s->d, &st);
 	daemon_netlink_stats(s->d, &p.netlink_overruns, &p.netlink_resyncs);
 	daemon_netns_stats(s->d, &p.netns_lost, &p.netns_back);
@@ -259,36 +297,18 @@ char *requests_metrics(struct server *s, size_t *len)
 		rcount[i] = ref[i].count;
 	}
 	p.nrefused = nref;
-	for (unsigned i = 0; i < n; i++) {
-		const struct tunnel *t = daemon_tunnel(s->d, i);
-
-		tunnel_stats(t, &stats[i]);
-		mt[i] = (struct sitd_metrics_tunnel){ .conf = tunnel_conf(t), .stats = &stats[i],
-						      .path_mtu = tunnel_path_mtu(t),
-						      .up = tunnel_up(t) };
-	}
-	/* Measured, then written: the counters may have moved, so room for that too. */
-	need = sitd_metrics_format(NULL, 0, &p, mt, n) + 4096;
-	out = malloc(need);
-	if (out) {
-		*len = sitd_metrics_format(out, need, &p, mt, n);
-		if (*len >= need) {
-			free(out);
-			out = NULL;
-		}
-	}
-out:
-	free(mt);
-	free(stats);
-	return out;
+	return sitd_metrics_part(c, buf, cap, len, &p, metrics_tunnel, s);
 }
 
-/* `sitd metrics`: the same text as GET /metrics. */
+/* `sitd metrics`: the same text as GET /metrics, streamed as show is (requests_more). */
 static int req_metrics(struct server *s, struct control_client *c, const struct sitd_request *r)
 {
 	(void)r;
-	c->out = requests_metrics(s, &c->outlen);
-	return c->out ? 0 : requests_reply(c, "error: out of memory\n");
+	c->metrics = true;
+	requests_metrics_begin(s, &c->mc);
+	if (requests_more(s, c) < 0)
+		return requests_reply(c, "error: out of memory\n");
+	return 0;
 }
 
 typedef int requests_fn(struct server *s, struct control_client *c, const struct sitd_request *r);

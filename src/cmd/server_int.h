@@ -16,6 +16,7 @@
 #include "cmd/server.h"
 #include "os/ctl.h"
 #include "proto/http.h"
+#include "proto/metrics.h"
 
 struct sitd_daemon;
 
@@ -27,6 +28,7 @@ enum {
 	REQUESTS_SHOW_PER_TUNNEL = 12288,	/* bytes of show -s -j for one tunnel at its
 						 * most, with room: counters, 8 addresses,
 						 * 16 routes, 16 PRL routers */
+	REQUESTS_METRICS_PART = 32768,	/* bytes of metrics made at a time, a client */
 };
 
 /* One client of the control socket: its request line coming in, then its answer going out. */
@@ -42,6 +44,9 @@ struct control_client {
 	/* show of every tunnel, streamed a part at a time (requests_more): from tunnel `next` */
 	bool more, stats, json;
 	unsigned next;
+	/* metrics, streamed the same way (more): where the text is */
+	bool metrics;
+	struct sitd_metrics_cursor mc;
 };
 
 /* A client of `sitd monitor`: the events it has not taken yet. */
@@ -58,8 +63,10 @@ struct httpd_client {
 	int64_t deadline;		/* ms, CLOCK_MONOTONIC */
 	size_t inlen;
 	char in[SITD_HTTP_HEAD_MAX];
-	char *out;			/* head and body, once the request is in */
+	char *out;			/* the head, then each part of the body */
 	size_t outlen, outoff;
+	bool more, chunked;		/* 200 to a GET: parts to come; in chunks */
+	struct sitd_metrics_cursor mc;
 };
 
 struct server {
@@ -128,10 +135,12 @@ void httpd_close_all(struct server *s);
 int requests_answer(struct server *s, struct control_client *c);
 
 /*
- * Every counter in Prometheus' text format (metrics.h), `sitd metrics` and GET /metrics:
- * a new string of *len bytes (NUL-terminated), the caller's to free; NULL: no memory.
+ * Every counter in Prometheus' text format (metrics.h), `sitd metrics` and GET /metrics,
+ * a part at a time: begin, then each part into buf, as sitd_metrics_part (1: more).
  */
-char *requests_metrics(struct server *s, size_t *len);
+void requests_metrics_begin(struct server *s, struct sitd_metrics_cursor *c);
+int requests_metrics_part(struct server *s, struct sitd_metrics_cursor *c, char *buf,
+			  size_t cap, size_t *len);
 
 /* The next part of a streamed answer into c->out, once the last went out (c->more). */
 int requests_more(struct server *s, struct control_client *c);

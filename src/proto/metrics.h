@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `sitd metrics` and `-M`'s GET /metrics: every counter of `show -s` and `status` in the
+ * `sitd metrics` and `-M`'s GET /metrics: the counters of `show -s` and `status` in the
  * Prometheus text exposition format 0.0.4, with names OpenMetrics also takes (a counter
  * is sitd_NAME_total).  Each family has its # HELP and # TYPE once, its samples after
- * them in one group: counters of stats.h's X-lists per tunnel, labelled
- * {tunnel, mode, remote, local}; the drops one family, sitd_drops_total, with a `reason`
- * label (the process's own, rx_no_tunnel and rx_truncated, without the tunnel labels);
- * gauges for the device's state, MTU and path MTU, the number of tunnels, the build.
- * Pure: it writes into a buffer, and says how long the whole text is.
+ * them in one group.  Sized for thousands of tunnels: per tunnel, labelled
+ * {tunnel, mode, remote, local}, only what is graphed per tunnel (the device's state,
+ * MTU and path MTU, packets and bytes each way, the drops in all, and a drop reason only
+ * once it counted one); the other counters, and every drop reason (zero included), summed
+ * over the process; gauges for the number of tunnels, the build.
+ * Pure: the text comes in parts (sitd_metrics_part) of whole lines into the caller's
+ * buffer, the tunnels asked for one at a time through a callback, so that neither side
+ * holds the text of the whole table.
  */
 #ifndef SITD_METRICS_H
 #define SITD_METRICS_H
@@ -42,11 +45,37 @@ struct sitd_metrics_process {
 };
 
 /*
- * The text for the process and n tunnels into buf (NUL-terminated, cut at cap); returns
- * the length of the whole text, as snprintf: cut when it is cap or more.
+ * Tunnel i of the table (0, 1, ...) into *t; false when there is none (the list ends).
+ * What t points at stays valid until the next call.  A table that changes between
+ * two parts (a reload) may give a tunnel twice or not at all in a family.
  */
-size_t sitd_metrics_format(char *buf, size_t cap, const struct sitd_metrics_process *p,
-			   const struct sitd_metrics_tunnel *t, unsigned n);
+typedef bool sitd_metrics_tunnel_fn(void *ctx, unsigned i, struct sitd_metrics_tunnel *t);
+
+/* Where a text is: the family next, the tunnel in it; the tunnels' counters summed. */
+struct sitd_metrics_cursor {
+	unsigned family, next, ntunnels;
+	bool done;
+	struct sitd_stats total;
+};
+
+/*
+ * The longest item a part holds: one tunnel's samples of one family (every drop reason
+ * counted, the longest labels), or one process family.  A part's buffer holds at least
+ * this (unit-tested against the worst case).
+ */
+enum { SITD_METRICS_PART_MIN = 16384 };
+
+/* A new text: every tunnel read once, its counters summed into c->total. */
+void sitd_metrics_begin(struct sitd_metrics_cursor *c, sitd_metrics_tunnel_fn *get, void *ctx);
+
+/*
+ * The next part into buf (NUL-terminated): as many whole items as fit in cap bytes,
+ * their length in *len.  1: more to come; 0: that was the last (c->done); -1: cap is
+ * too small for the next item (nothing written).  p is read for the process's families,
+ * which come first.
+ */
+int sitd_metrics_part(struct sitd_metrics_cursor *c, char *buf, size_t cap, size_t *len,
+		      const struct sitd_metrics_process *p, sitd_metrics_tunnel_fn *get, void *ctx);
 
 /*
  * A label value as the format writes it between its quotes: backslash, double quote and

@@ -3,10 +3,13 @@
  * `sitd metrics` (metrics.h): the Prometheus text exposition format 0.0.4.  Label values
  * escaped (backslash, double quote, newline; bytes that are not UTF-8 replaced); each
  * family's # HELP and # TYPE exactly once, before its samples, which come in one group;
- * the label sets of a tunnel's samples, of the drops and of the process; every counter of
- * stats.h's lists for every tunnel with its own value; the length said as snprintf's.
+ * the label sets of a tunnel's samples, of the drops and of the process; per tunnel only
+ * packets, bytes, the drops in all and the reasons counted, the other counters and every
+ * reason (zero too) summed over the process; the text in parts of whole lines, the same
+ * whatever their size, the worst tunnel within SITD_METRICS_PART_MIN.
  * Configurations are built field by field, not parsed.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +41,28 @@ static uint64_t *ctr_at(struct sitd_stats *s, size_t i)
 	return (uint64_t *)(void *)((char *)s + ctrs[i].off);
 }
 
+/* A third of the reasons counted, the others zero. */
+static bool counted(size_t reason)
+{
+	return reason % 3 == 0;
+}
+
+static unsigned ncounted(void)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < SITD_DROP_MAX; i++)
+		n += counted(i);
+	return n;
+}
+
+/* The counters graphed per tunnel (metrics.c's tunnel_ctr). */
+static bool per_tunnel(const char *name)
+{
+	return !strcmp(name, "tx_packets") || !strcmp(name, "tx_bytes") ||
+	       !strcmp(name, "rx_packets") || !strcmp(name, "rx_bytes");
+}
+
 /* Distinct values everywhere, so that a value under the wrong name or tunnel shows. */
 static void fill(struct sitd_stats *s, uint64_t base)
 {
@@ -45,7 +70,7 @@ static void fill(struct sitd_stats *s, uint64_t base)
 	for (size_t i = 0; i < ARRAY_SIZE(ctrs); i++)
 		*ctr_at(s, i) = base + i;
 	for (size_t i = 0; i < SITD_DROP_MAX; i++)
-		s->drop[i] = base + 500 + i;
+		s->drop[i] = counted(i) ? base + 500 + i : 0;
 }
 
 static struct sitd_conf he, ip6, isatap;
@@ -88,23 +113,66 @@ static void setup_confs(void)
 static const char *const refused_names[] = { "ptrace" };
 static const uint64_t refused_counts[] = { 3 };
 
+struct table {
+	const struct sitd_metrics_tunnel *t;
+	unsigned n, calls;
+};
+
+static bool get(void *ctx, unsigned i, struct sitd_metrics_tunnel *t)
+{
+	struct table *tab = ctx;
+
+	tab->calls++;
+	if (i >= tab->n)
+		return false;
+	*t = tab->t[i];
+	return true;
+}
+
+/* The whole text into out, in parts of at most part bytes each ending a line. */
+static size_t format_parts(char *out, size_t cap, size_t part, const struct sitd_metrics_process *p,
+			   struct table *tab)
+{
+	static char piece[BIG];
+	struct sitd_metrics_cursor c;
+	size_t len = 0, n;
+	int rc;
+
+	assert_true(part <= sizeof(piece));
+	sitd_metrics_begin(&c, get, tab);
+	do {
+		rc = sitd_metrics_part(&c, piece, part, &n, p, get, tab);
+		assert_true(rc >= 0);
+		assert_true(n > 0 && n < part);
+		assert_int_equal(strlen(piece), n);
+		assert_int_equal(piece[n - 1], '\n');	/* whole lines only */
+		assert_true(len + n < cap);
+		memcpy(out + len, piece, n + 1);
+		len += n;
+	} while (rc > 0);
+	assert_true(c.done);
+	return len;
+}
+
+static struct sitd_metrics_tunnel tunnels[3];
+static struct sitd_metrics_process process;
+
 static size_t format_all(char *out, size_t cap, bool with_http)
 {
-	struct sitd_metrics_tunnel t[3] = {
-		{ .conf = &he, .stats = &st[0], .path_mtu = 1500, .up = true },
-		{ .conf = &ip6, .stats = &st[1], .path_mtu = 1492, .up = false },
-		{ .conf = &isatap, .stats = &st[2], .path_mtu = 0, .up = true },
-	};
-	struct sitd_metrics_process p = { .version = "1.2\"3", .workers = 2, .stats = &proc,
-					  .refused_names = refused_names,
-					  .refused_counts = refused_counts, .nrefused = 1,
-					  .netlink_overruns = 5, .netlink_resyncs = 6,
-					  .monitor_clients = 2, .monitor_dropped = 3, .events_lost = 4,
-					  .netns_lost = 7, .netns_back = 8,
-					  .http = with_http ? &http : NULL };
+	struct table tab = { .t = tunnels, .n = 3 };
 
 	setup_confs();
-	return sitd_metrics_format(out, cap, &p, t, 3);
+	tunnels[0] = (struct sitd_metrics_tunnel){ .conf = &he, .stats = &st[0], .path_mtu = 1500, .up = true };
+	tunnels[1] = (struct sitd_metrics_tunnel){ .conf = &ip6, .stats = &st[1], .path_mtu = 1492, .up = false };
+	tunnels[2] = (struct sitd_metrics_tunnel){ .conf = &isatap, .stats = &st[2], .path_mtu = 0, .up = true };
+	process = (struct sitd_metrics_process){ .version = "1.2\"3", .workers = 2, .stats = &proc,
+						 .refused_names = refused_names,
+						 .refused_counts = refused_counts, .nrefused = 1,
+						 .netlink_overruns = 5, .netlink_resyncs = 6,
+						 .monitor_clients = 2, .monitor_dropped = 3,
+						 .events_lost = 4, .netns_lost = 7, .netns_back = 8,
+						 .http = with_http ? &http : NULL };
+	return format_parts(out, cap, BIG, &process, &tab);
 }
 
 /* The line of the text that is exactly want, present once. */
@@ -193,10 +261,10 @@ static void families_once(void **state)
 		*e = '\n';
 		l = e + 1;
 	}
-	/* 11 process families and 2 of HTTP, 3 gauges, the counters, the drops */
-	assert_int_equal(nfam, 13 + 3 + ARRAY_SIZE(ctrs) + 1);
-	assert_int_equal(samples, 10 + 1 + SITD_HTTP_STATUS_MAX + 1 + 3 * 3 +
-				  3 * ARRAY_SIZE(ctrs) + 2 + 3 * SITD_DROP_MAX);
+	/* 11 process families and 2 of HTTP, 3 gauges, the counters, the 3 of drops */
+	assert_int_equal(nfam, 13 + 3 + ARRAY_SIZE(ctrs) + 3);
+	assert_int_equal(samples, 10 + 1 + SITD_HTTP_STATUS_MAX + 1 + 3 * 3 + 3 * 4 +
+				  (ARRAY_SIZE(ctrs) - 4) + 3 + 2 + 3 * ncounted() + SITD_DROP_MAX);
 }
 
 static void label_sets(void **state)
@@ -221,9 +289,12 @@ static void label_sets(void **state)
 	has_line(buf, "sitd_drops_total{reason=\"rx_no_tunnel\"} 77");
 	has_line(buf, "sitd_drops_total{reason=\"rx_truncated\"} 78");
 	snprintf(want, sizeof(want), "sitd_drops_total{tunnel=\"he-ipv6\",mode=\"sit\","
-		 "remote=\"192.0.2.1\",local=\"198.51.100.2\",reason=\"tx_too_big\"} %u",
-		 1500u + SITD_DROP_tx_too_big);
+		 "remote=\"192.0.2.1\",local=\"198.51.100.2\",reason=\"tx_vnet_bad\"} %u",
+		 1500u + SITD_DROP_tx_vnet_bad);
 	has_line(buf, want);
+	/* A reason not counted: no series for the tunnel */
+	assert_false(counted(SITD_DROP_tx_gso_unsupported));
+	assert_null(strstr(buf, "local=\"198.51.100.2\",reason=\"tx_gso_unsupported\""));
 	has_line(buf, "sitd_build_info{version=\"1.2\\\"3\"} 1");
 	has_line(buf, "sitd_tunnels 3");
 	has_line(buf, "sitd_workers 2");
@@ -245,46 +316,155 @@ static void label_sets(void **state)
 	has_line(buf, "sitd_http_timeouts_total 9");
 }
 
-/* Every counter of stats.h, for every tunnel, with its own value; every drop reason too. */
-static void every_counter(void **state)
+/*
+ * Per tunnel: packets and bytes each way with their own values, the drops in all, the
+ * reasons counted and no other; the other counters summed over the tunnels, without
+ * labels; every reason summed over the tunnels and the process, zero included.
+ */
+static void per_tunnel_and_summed(void **state)
 {
 	static const char *const lab[3] = {
 		"tunnel=\"he-ipv6\",mode=\"sit\",remote=\"192.0.2.1\",local=\"198.51.100.2\"",
 		"tunnel=\"t\\\"6\\\\x\",mode=\"ipip6\",remote=\"2001:db8::2\",local=\"any\"",
 		"tunnel=\"isatap0\",mode=\"isatap\",remote=\"any\",local=\"192.0.2.1\"",
 	};
-	char want[400];
+	char want[400], prefix[400];
 
 	(void)state;
 	format_all(buf, sizeof(buf), false);
 	for (unsigned t = 0; t < 3; t++) {
+		uint64_t total = 0;
+
 		for (size_t i = 0; i < ARRAY_SIZE(ctrs); i++) {
 			snprintf(want, sizeof(want), "sitd_%s_total{%s} %zu", ctrs[i].name, lab[t],
 				 (t + 1) * 1000 + i);
-			has_line(buf, want);
+			if (per_tunnel(ctrs[i].name))
+				has_line(buf, want);
+			else
+				assert_null(strstr(buf, want));
 		}
 		for (size_t i = 0; i < SITD_DROP_MAX; i++) {
 			snprintf(want, sizeof(want), "sitd_drops_total{%s,reason=\"%s\"} %zu", lab[t],
 				 sitd_drop_names[i], (t + 1) * 1000 + 500 + i);
-			has_line(buf, want);
+			snprintf(prefix, sizeof(prefix), "sitd_drops_total{%s,reason=\"%s\"}", lab[t],
+				 sitd_drop_names[i]);
+			if (counted(i)) {
+				has_line(buf, want);
+				total += (t + 1) * 1000 + 500 + i;
+			} else {
+				assert_null(strstr(buf, prefix));
+			}
 		}
+		snprintf(want, sizeof(want), "sitd_tunnel_drops_total{%s} %" PRIu64, lab[t], total);
+		has_line(buf, want);
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(ctrs); i++) {
+		if (per_tunnel(ctrs[i].name))
+			continue;
+		snprintf(want, sizeof(want), "sitd_%s_total %zu", ctrs[i].name, 6000 + 3 * i);
+		has_line(buf, want);
+	}
+	for (size_t i = 0; i < SITD_DROP_MAX; i++) {
+		uint64_t v = proc.drop[i] + (counted(i) ? 6000 + 3 * (500 + i) : 0);
+
+		snprintf(want, sizeof(want), "sitd_process_drops_total{reason=\"%s\"} %" PRIu64,
+			 sitd_drop_names[i], v);
+		has_line(buf, want);
+	}
+	has_line(buf, "sitd_process_drops_total{reason=\"tx_gso_unsupported\"} 0");
+	has_line(buf, "# TYPE sitd_process_drops_total counter");
+	has_line(buf, "# TYPE sitd_tunnel_drops_total counter");
 }
 
-/* The length of the whole, as snprintf; a small buffer gets a NUL-terminated prefix. */
-static void length_and_cut(void **state)
+/*
+ * The parts: whole lines each, within their cap, the same text whatever the cap; a cap
+ * below the next item refused without moving the cursor; a tunnel that leaves the table
+ * between parts ends its families early, the text still whole.
+ */
+static void parts(void **state)
 {
-	static char small[1000];
-	size_t whole = format_all(buf, sizeof(buf), true);
+	static char whole[BIG], cut[BIG];
+	struct table tab = { .t = tunnels, .n = 3 };
+	struct sitd_metrics_cursor c;
+	char small[64];
+	size_t len = format_all(whole, sizeof(whole), true), n;
 
 	(void)state;
-	assert_int_equal(strlen(buf), whole);
-	assert_int_equal(format_all(NULL, 0, true), whole);
-	memset(small, 'x', sizeof(small));
-	assert_int_equal(format_all(small, 500, true), whole);
-	assert_int_equal(strlen(small), 499);
-	assert_memory_equal(small, buf, 499);
-	assert_int_equal(small[500], 'x');
+	for (size_t part = SITD_METRICS_PART_MIN; part < 3 * SITD_METRICS_PART_MIN; part += 997) {
+		assert_int_equal(format_parts(cut, sizeof(cut), part, &process, &tab), len);
+		assert_memory_equal(cut, whole, len + 1);
+	}
+	/* 4096 bytes: more parts, each holding a few of the largest items */
+	assert_int_equal(format_parts(cut, sizeof(cut), 4096, &process, &tab), len);
+	assert_memory_equal(cut, whole, len + 1);
+	sitd_metrics_begin(&c, get, &tab);
+	assert_int_equal(c.ntunnels, 3);
+	assert_int_equal(sitd_metrics_part(&c, small, sizeof(small), &n, &process, get, &tab), -1);
+	assert_int_equal(n, 0);
+	assert_string_equal(small, "");
+	assert_int_equal(c.family, 0);
+	assert_int_equal(c.next, 0);
+	assert_int_equal(sitd_metrics_part(&c, NULL, 0, &n, &process, get, &tab), -1);
+	/* The table shrinks under the stream: fewer samples, every family still whole */
+	sitd_metrics_begin(&c, get, &tab);
+	assert_int_equal(sitd_metrics_part(&c, cut, 2000, &n, &process, get, &tab), 1);
+	tab.n = 1;
+	while (sitd_metrics_part(&c, cut, sizeof(cut), &n, &process, get, &tab) > 0)
+		;
+	assert_true(c.done);
+	assert_non_null(strstr(cut, "# TYPE sitd_process_drops_total counter"));
+}
+
+/*
+ * The worst tunnel: the longest escaped name and addresses, every reason counted with the
+ * largest value, and 32 refused system calls: every item within SITD_METRICS_PART_MIN,
+ * and a table of 2000 such tunnels within it part by part, every get answered in O(1) a
+ * family.
+ */
+static void worst_case(void **state)
+{
+	static struct sitd_metrics_tunnel many[2000];
+	static struct sitd_conf w;
+	static struct sitd_stats ws;
+	static char part[SITD_METRICS_PART_MIN];
+	const char *names[32];
+	uint64_t counts[32];
+	struct table tab = { .t = many, .n = 2000 };
+	struct sitd_metrics_process p = { .version = "\xff\xff\xff\xff\xff\xff\xff\xff",
+					  .stats = &ws, .refused_names = names,
+					  .refused_counts = counts, .nrefused = 32, .http = &http };
+	struct sitd_metrics_cursor c;
+	size_t n, total = 0, parts = 0;
+	int rc;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	memset(w.name, 0xff, SITD_IFNAMSIZ - 1);	/* each byte U+FFFD: 3 bytes */
+	w.outer = SITD_OUTER_IPV6;
+	memset(w.remote6, 0xfe, 16);
+	memset(w.local6, 0xfe, 16);
+	w.mtu = UINT32_MAX;
+	memset(&ws, 0xff, sizeof(ws));
+	for (unsigned i = 0; i < 32; i++) {
+		names[i] = "rt_tgsigqueueinfo_and_more_char";
+		counts[i] = UINT64_MAX;
+	}
+	for (unsigned i = 0; i < 2000; i++)
+		many[i] = (struct sitd_metrics_tunnel){ .conf = &w, .stats = &ws,
+							 .path_mtu = UINT32_MAX, .up = true };
+	sitd_metrics_begin(&c, get, &tab);
+	tab.calls = 0;
+	do {
+		rc = sitd_metrics_part(&c, part, sizeof(part), &n, &p, get, &tab);
+		assert_true(rc >= 0);
+		total += n;
+		parts++;
+	} while (rc > 0);
+	/* Bounded: a tunnel's lines at their longest, then parts that are mostly full */
+	assert_true(total > 2000u * SITD_DROP_MAX * 200);
+	assert_true(parts < 3 * total / sizeof(part) + 4);
+	/* Each tunnel asked for once a family (and again for an item cut) */
+	assert_true(tab.calls < 2000u * 9 + 2 * parts + 16);
 }
 
 int main(void)
@@ -293,8 +473,9 @@ int main(void)
 		cmocka_unit_test(escaping),
 		cmocka_unit_test(families_once),
 		cmocka_unit_test(label_sets),
-		cmocka_unit_test(every_counter),
-		cmocka_unit_test(length_and_cut),
+		cmocka_unit_test(per_tunnel_and_summed),
+		cmocka_unit_test(parts),
+		cmocka_unit_test(worst_case),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
