@@ -59,14 +59,16 @@ static void tunnel_close(struct tunnel *t, bool delete)
  * a busy host, 20 s for a reload that removes 1000; in one link group, removed by the
  * monitor (PRIV_TUN_DOOM, PRIV_TUN_PURGE), all go behind one.  Those it removed have
  * their fd closed here; for the rest (the monitor refused, or is gone) tunnel_close's
- * tun_delete does it, one at a time.
+ * tun_delete does it, one at a time.  Not a `netns` tunnel's: PRIV_TUN_DOOM names a
+ * device by its ifindex in sitd's namespace, and the same number there is another device,
+ * maybe one of sitd's that stays.
  */
 static void devices_purge(struct tunnel **t, unsigned n)
 {
 	unsigned doomed = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		t[i]->doomed = n > 1 && t[i]->tun_fd >= 0 && t[i]->ifindex &&
+		t[i]->doomed = n > 1 && t[i]->tun_fd >= 0 && t[i]->ifindex && !t[i]->conf.netns[0] &&
 			       ps_tun_doom(t[i]->ifindex) == 0;
 		doomed += t[i]->doomed;
 	}
