@@ -982,6 +982,11 @@ static int cli_check6(struct cli *p)
 		return fail(p->err, p->errlen,
 			    "\"remote any\" over an IPv6 underlay needs \"local ADDR\": the source of its packets");
 	}
+	/* As over IPv4 (sitd_cli_parse_at): next hops from routes, read in sitd's namespace only. */
+	if (p->remote_any >= 0 && c->netns[0]) {
+		*p->bad = p->remote_any;
+		return fail(p->err, p->errlen, "\"netns\" with \"remote any\" is not supported yet");
+	}
 	/* ip6_tnl_get_cap: a link-local end is usable only on a given link. */
 	if (!c->dev[0] && (addr6_is_linklocal(c->remote6) || addr6_is_linklocal(c->local6))) {
 		*p->bad = addr6_is_linklocal(c->remote6) ? p->remote_at : p->local_at;
@@ -1088,7 +1093,8 @@ int sitd_cli_parse_at(int argc, const char *const *argv, struct sitd_conf *c, ch
 	if (!(p->seen & SEEN_REMOTE))
 		return fail(err, errlen, "missing \"remote ADDR\"");
 	/* Its routes' next hops come from route notifications, which sitd reads only in its own
-	 * namespace (daemon/linkwatch.c). */
+	 * namespace (daemon/linkwatch.c; a netns tunnel's socket there has no route group,
+	 * os/nl.c nl_netns_open). */
 	if (p->remote_any >= 0 && c->netns[0]) {
 		*bad = p->remote_any;
 		return fail(err, errlen, "\"netns\" with \"remote any\" is not supported yet");

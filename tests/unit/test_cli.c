@@ -1128,6 +1128,8 @@ static void test_cli_netns(void **state)
 		const char *twice[] = { "sit1", "remote", R, "netns", "a", "netns", "b", NULL };
 		const char *isatap[] = { "isatap0", "mode", "isatap", "local", L, "netns", "c1", NULL };
 		const char *any[] = { "sit1", "remote", "any", "local", L, "netns", "c1", NULL };
+		const char *any6[] = { "t6", "mode", "ip6ip6", "remote", "any", "local", "2001:db8:ff::1",
+				       "netns", "c1", NULL };
 		const char *none[] = { "sit1", "remote", R, "netns", NULL };
 
 		assert_int_equal(sitd_cli_parse(argc_of(twice), twice, &c, err, sizeof(err)), -1);
@@ -1136,6 +1138,10 @@ static void test_cli_netns(void **state)
 		assert_non_null(strstr(err, "mode isatap is not supported yet"));
 		assert_int_equal(sitd_cli_parse(argc_of(any), any, &c, err, sizeof(err)), -1);
 		assert_non_null(strstr(err, "\"remote any\" is not supported yet"));
+		/* ip6tnl's NBMA too: its next hops are routes' as well (cli_check6). */
+		assert_int_equal(sitd_cli_parse_at(argc_of(any6), any6, &c, err, sizeof(err), &bad), -1);
+		assert_non_null(strstr(err, "\"remote any\" is not supported yet"));
+		assert_int_equal(bad, 4);
 		assert_int_equal(sitd_cli_parse(argc_of(none), none, &c, err, sizeof(err)), -1);
 		assert_string_equal(err, "\"netns\" needs a value");
 	}
