@@ -16,6 +16,7 @@
 #include "daemon/internal.h"
 #include "os/clock.h"
 #include "os/log.h"
+#include "os/netns.h"
 #include "os/nl.h"
 #include "priv/privsep.h"
 #include "os/sock.h"
@@ -82,9 +83,32 @@ static void devices_purge(struct tunnel **t, unsigned n)
 	}
 }
 
-/* Why ps_tun_open() answered -e, in the operator's terms. */
-static int tun_error(const struct sitd_conf *c, int e)
+/* Why ps_tun_open() answered -e for c's namespace (netns), not its device. */
+static int netns_error(const struct sitd_conf *c, int e)
 {
+	char path[128];
+
+	if (netns_path(c->netns, path, sizeof(path)) < 0)
+		snprintf(path, sizeof(path), "?");
+	errno = e;
+	if (e == ENOENT)
+		log_warnx("%s: netns %s not found: no %s (the namespace must be there when the "
+			  "tunnel starts)", c->name, c->netns, path);
+	else if (e == ENOTTY || e == EINVAL)
+		log_warnx("%s: netns %s (%s) is not a network namespace", c->name, c->netns, path);
+	else if (e == EPERM)
+		log_warnx("%s: netns %s refused: sitd started with no netns stanza keeps no "
+			  "CAP_SYS_ADMIN to enter one (restart sitd)", c->name, c->netns);
+	else
+		log_warn("%s: cannot enter netns %s (%s)", c->name, c->netns, path);
+	return -1;
+}
+
+/* Why ps_tun_open() answered -e, in the operator's terms. */
+static int tun_error(const struct sitd_conf *c, int e, bool netns)
+{
+	if (netns)
+		return netns_error(c, e);
 	errno = e;	/* log_warn names it */
 	if (errno == ENOENT || errno == ENODEV)
 		log_warn("cannot open /dev/net/tun (is the tun module there?)");
@@ -227,7 +251,7 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 {
 	struct tunnel *t = calloc(1, sizeof(*t));
 	char desc[256];
-	bool guessed;
+	bool guessed, ns_err;
 	int r;
 
 	if (!t) {
@@ -261,9 +285,9 @@ static struct tunnel *tunnel_open(struct sitd_daemon *d, const struct sitd_conf 
 		}
 	}
 	/* The device first: it needs CAP_NET_ADMIN, the clearer message. */
-	t->tun_fd = ps_tun_open(c->name, !c->nogso, &t->offloads, &t->existed);
+	t->tun_fd = ps_tun_open(c->name, !c->nogso, &t->offloads, &t->existed, &ns_err);
 	if (t->tun_fd < 0) {
-		tun_error(c, -t->tun_fd);
+		tun_error(c, -t->tun_fd, ns_err);
 		t->tun_fd = -1;
 		goto fail;
 	}

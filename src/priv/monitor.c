@@ -512,6 +512,8 @@ static int ns_open(const struct sitd_conf *c)
 		log_warnx("monitor: %s: netns %s (%s) refused: %s", c->name, c->netns, path,
 			  fd == -EINVAL ? "a namespace, but not a network namespace" :
 					  "not a namespace (ip netns, /proc/PID/ns/net)");
+	else if (fd == -ENOENT)
+		log_warnx("monitor: %s: netns %s (%s) not found", c->name, c->netns, path);
 	else
 		log_warnx("monitor: %s: netns %s (%s): %s", c->name, c->netns, path, strerror(-fd));
 	return fd;
@@ -607,6 +609,8 @@ static int tun_open_in(const struct sitd_conf *c, const struct priv_req *r, stru
 	bool existed = false;
 	int nsfd = -1, fd, e;
 
+	/* What fails before the device is the namespace's: the packet process says so. */
+	rep->netns = c->netns[0] != 0;
 	if (c->netns[0] && !mon.setns) {
 		log_warnx("monitor: %s: netns %s refused: the monitor keeps CAP_SYS_ADMIN only when a "
 			  "stanza has netns at start (restart sitd)", c->name, c->netns);
@@ -622,6 +626,7 @@ static int tun_open_in(const struct sitd_conf *c, const struct priv_req *r, stru
 			return e;
 		}
 	}
+	rep->netns = 0;
 	if ((e = tun_claim(c)) < 0) {
 		fd = e;
 	} else {

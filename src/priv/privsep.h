@@ -59,7 +59,9 @@ int privsep_start(const struct privsep_opts *o);
  * Each an fd or -errno (the monitor's refusal, or what the kernel answered it), as
  * tun_open(), raw_open(), ... in tun.h and sock.h open them.
  */
-int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed);
+/* ps_tun_open: *netns true when the error is the stanza's namespace's (not there, not
+ * one, no setns), not the device's. */
+int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed, bool *netns);
 int ps_raw_open(uint8_t proto);
 int ps_raw_send_open(void);
 /* An IPv6 underlay's (sock.h raw6_open, raw6_send_open): only when a stanza has one. */

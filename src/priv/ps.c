@@ -99,14 +99,15 @@ static void name_of(char dst[16], const char *src)
 		strncpy(dst, src, 15);
 }
 
-int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed)
+int ps_tun_open(const char *name, bool tso, unsigned *offloads, bool *existed, bool *netns)
 {
 	struct priv_req r = { .type = PRIV_TUN_OPEN, .flag = tso };
-	struct priv_rep rep;
+	struct priv_rep rep = { 0 };
 	int fd;
 
 	name_of(r.name, name);
 	fd = call_fd(&r, &rep);
+	*netns = fd < 0 && rep.netns;
 	if (fd >= 0) {
 		*offloads = rep.offloads;
 		*existed = rep.existed;

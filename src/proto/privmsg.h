@@ -20,7 +20,7 @@
 #include "core/conf.h"
 
 enum priv_type {
-	PRIV_TUN_OPEN = 1,	/* name, flag = TSO wanted -> fd, offloads, existed */
+	PRIV_TUN_OPEN = 1,	/* name, flag = TSO wanted -> fd, offloads, existed; or netns */
 	PRIV_RAW_OPEN,		/* proto 4 or 41: a receive socket -> fd */
 	PRIV_RAW_SEND_OPEN,	/* IPPROTO_RAW, for sending with our own headers -> fd */
 	PRIV_UDP_RX_OPEN,	/* port (not 0) -> fd */
@@ -76,7 +76,8 @@ struct priv_rep {
 	uint32_t offloads;		/* PRIV_TUN_OPEN: the TUN_F_* flags in force */
 	uint8_t existed;		/* PRIV_TUN_OPEN: the device was there before */
 	uint8_t has_fd;			/* an fd rides along (SCM_RIGHTS) */
-	uint8_t pad[2];
+	uint8_t netns;			/* PRIV_TUN_OPEN: err is the stanza's netns's, not the device's */
+	uint8_t pad[1];
 };
 
 /* A request's name, for logs; "?" for a type out of range. */

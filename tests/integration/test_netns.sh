@@ -5,7 +5,7 @@
 # 200 MB of TCP intact.  Then: sitd restarted takes the device in C over (same ifindex); C
 # deleted (sit1 down, counted, sitd still forwards ipip1) and made again (sit1 back by
 # itself); a reload moves sit1 into D, named by a process id; a path that is no network
-# namespace is refused.
+# namespace is refused, and one not there is named as not found.
 #
 #   netns C (lo only)        netns A                          netns B
 #   sit1 2001:db8:1::1  <--  sitd: sit1 -> C, ipip1  == veth ==  sitd: sit1, ipip1
@@ -135,5 +135,16 @@ for bad in /etc/hostname /proc/self/ns/uts; do
 	check "... saying \"$want\": $(grep -m1 "netns $bad" <<<"$out")" grep -q "netns $bad .*refused: .*$want" <<<"$out"
 done
 check "... and no sit9 anywhere" bash -c "! ip -n $NS_A link show sit9 >/dev/null 2>&1"
+
+# A namespace that is not there: the error names it, not found (not /dev/net/tun).
+for missing in "$TAG-none" 4194304; do
+	printf 'tunnel sit9 mode sit remote %s local %s netns %s\n' $B4 $A4 "$missing" >"$LOGDIR/bad.conf"
+	out=$(timeout 10 ip netns exec "$NS_A" "$SITD" -S "$LOGDIR/bad.sock" -c "$LOGDIR/bad.conf" 2>&1)
+	rc=$?
+	check "netns $missing (none there) refused (exit $rc)" test "$rc" != 0 -a "$rc" != 124
+	check "... saying so: $(grep -m1 "^sitd: sit9: netns" <<<"$out")" \
+		grep -q "^sitd: sit9: netns $missing not found: no /.*$missing" <<<"$out"
+	check "... and nothing of /dev/net/tun" bash -c '! grep -q /dev/net/tun' <<<"$out"
+done
 
 finish
