@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/filter.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
@@ -20,6 +21,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,8 @@
 
 #include "core/bpf.h"
 #include "core/hindex.h"
+#include "core/ratelimit.h"
+#include "os/clock.h"
 #include "os/file.h"
 #include "os/log.h"
 #include "os/netns.h"
@@ -93,7 +97,41 @@ static struct {
 	bool capped[G_COUNT];
 	int home;			/* `netns`: the monitor's own namespace, to come back to */
 	bool setns;			/* CAP_SYS_ADMIN kept: a stanza had netns at start */
+	struct sitd_loglimit refusals;	/* mon_refused's lines */
 } mon = { .home = -1 };
+
+/*
+ * A refusal, or any line a request makes: the packet process asks as often as it likes,
+ * so a compromised or looping one could fill the log.  REFUSAL_BURST at once (`sitd
+ * sandbox` alone asks for about 10 refusals), then one every REFUSAL_INTERVAL, about the
+ * kernel's printk_ratelimit (10 per 5 s); those left out are said by count, before the
+ * next line or once they stop for a second (monitor()).
+ */
+#define REFUSAL_INTERVAL_NS 500000000ull
+#define REFUSAL_QUIET_NS 1000000000ull
+enum { REFUSAL_BURST = 20 };
+
+static void say_suppressed(uint64_t n)
+{
+	log_warnx("monitor: %" PRIu64 " refusal line(s) suppressed (%" PRIu64 " in all)", n,
+		  mon.refusals.total);
+}
+
+__attribute__((format(printf, 1, 2))) static void mon_refused(const char *fmt, ...)
+{
+	char line[512];
+	uint64_t left;
+	va_list ap;
+
+	if (!ll_allow(&mon.refusals, now_ns(), &left))
+		return;
+	if (left)
+		say_suppressed(left);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_warnx("%s", line);
+}
 
 /*
  * The stanzas by name, the devices by name and by ifindex (core/hindex.h): each of 10 000
@@ -307,8 +345,8 @@ static int tun_claim(const struct sitd_conf *c)
 	else
 		why = "not made as sitd makes them (tun mode, vnet headers, one queue)";
 	if (!c->takeover) {
-		log_warnx("monitor: TUN device \"%s\" of owner %s, group %s not taken over: %s "
-			  "(\"takeover\" in its stanza makes it anew)", c->name, owner, group, why);
+		mon_refused("monitor: TUN device \"%s\" of owner %s, group %s not taken over: %s "
+			    "(\"takeover\" in its stanza makes it anew)", c->name, owner, group, why);
 		return -EEXIST;
 	}
 	log_info("monitor: TUN device \"%s\" of owner %s, group %s taken over and made anew: %s",
@@ -434,13 +472,13 @@ static int grant(const struct priv_req *r, enum grant g, bool needed, const char
 {
 	if (!needed) {
 		if (why)
-			log_warnx("monitor: %s refused: %s", priv_type_name(r->type), why);
+			mon_refused("monitor: %s refused: %s", priv_type_name(r->type), why);
 		return -EPERM;
 	}
 	if (mon.granted[g] >= grant_cap(g)) {
 		if (!mon.capped[g])
-			log_warnx("monitor: %s refused: %u %s granted, as many as the configuration "
-				  "needs", priv_type_name(r->type), mon.granted[g], grant_name[g]);
+			mon_refused("monitor: %s refused: %u %s granted, as many as the configuration "
+				    "needs", priv_type_name(r->type), mon.granted[g], grant_name[g]);
 		mon.capped[g] = true;
 		return -EPERM;
 	}
@@ -509,13 +547,13 @@ static int ns_open(const struct sitd_conf *c)
 	if (netns_path(c->netns, path, sizeof(path)) < 0)
 		snprintf(path, sizeof(path), "?");
 	if (fd == -ENOTTY || fd == -EINVAL)
-		log_warnx("monitor: %s: netns %s (%s) refused: %s", c->name, c->netns, path,
-			  fd == -EINVAL ? "a namespace, but not a network namespace" :
-					  "not a namespace (ip netns, /proc/PID/ns/net)");
+		mon_refused("monitor: %s: netns %s (%s) refused: %s", c->name, c->netns, path,
+			    fd == -EINVAL ? "a namespace, but not a network namespace" :
+					    "not a namespace (ip netns, /proc/PID/ns/net)");
 	else if (fd == -ENOENT)
-		log_warnx("monitor: %s: netns %s (%s) not found", c->name, c->netns, path);
+		mon_refused("monitor: %s: netns %s (%s) not found", c->name, c->netns, path);
 	else
-		log_warnx("monitor: %s: netns %s (%s): %s", c->name, c->netns, path, strerror(-fd));
+		mon_refused("monitor: %s: netns %s (%s): %s", c->name, c->netns, path, strerror(-fd));
 	return fd;
 }
 
@@ -612,16 +650,16 @@ static int tun_open_in(const struct sitd_conf *c, const struct priv_req *r, stru
 	/* What fails before the device is the namespace's: the packet process says so. */
 	rep->netns = c->netns[0] != 0;
 	if (c->netns[0] && !mon.setns) {
-		log_warnx("monitor: %s: netns %s refused: the monitor keeps CAP_SYS_ADMIN only when a "
-			  "stanza has netns at start (restart sitd)", c->name, c->netns);
+		mon_refused("monitor: %s: netns %s refused: the monitor keeps CAP_SYS_ADMIN only when a "
+			    "stanza has netns at start (restart sitd)", c->name, c->netns);
 		return -EPERM;
 	}
 	if (c->netns[0]) {
 		if ((nsfd = ns_open(c)) < 0)
 			return nsfd;
 		if ((e = netns_enter(nsfd)) < 0) {
-			log_warnx("monitor: %s: cannot enter netns %s: %s", c->name, c->netns,
-				  strerror(-e));
+			mon_refused("monitor: %s: cannot enter netns %s: %s", c->name, c->netns,
+				    strerror(-e));
 			close(nsfd);
 			return e;
 		}
@@ -745,8 +783,8 @@ static int tun_purge(void)
 	if (e < 0)
 		return e;
 	if (foreign) {
-		log_warnx("monitor: tun-purge refused: link group %u holds a device sitd did not open",
-			  doom_group());
+		mon_refused("monitor: tun-purge refused: link group %u holds a device sitd did not open",
+			    doom_group());
 		return -EPERM;
 	}
 	e = nl_link_del_group(doom_group());
@@ -755,7 +793,7 @@ static int tun_purge(void)
 
 static int refuse(const struct priv_req *r)
 {
-	log_warnx("monitor: %s refused: not a device sitd opened", priv_type_name(r->type));
+	mon_refused("monitor: %s refused: not a device sitd opened", priv_type_name(r->type));
 	return -EPERM;
 }
 
@@ -769,8 +807,8 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 	switch ((enum priv_type)r->type) {
 	case PRIV_TUN_OPEN:
 		if (!configured(r->name, NULL)) {
-			log_warnx("monitor: tun-open refused: \"%s\" is no tunnel of the configuration",
-				  r->name);
+			mon_refused("monitor: tun-open refused: \"%s\" is no tunnel of the configuration",
+				    r->name);
 			return -EPERM;
 		}
 		*fd = tun_open_in(conf_named(r->name), r, rep);
@@ -781,8 +819,8 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		struct owned *o = owned_entry(r->name);
 
 		if (!c || !c->netns[0] || !o || !o->netns) {
-			log_warnx("monitor: %s refused: \"%s\" is no netns tunnel sitd opened",
-				  priv_type_name(r->type), r->name);
+			mon_refused("monitor: %s refused: \"%s\" is no netns tunnel sitd opened",
+				    priv_type_name(r->type), r->name);
 			return -EPERM;
 		}
 		if (r->type == PRIV_NETNS_CHECK)
@@ -851,7 +889,7 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			return -ENOENT;
 		*fd = file_open_config(mon.config, &why);
 		if (*fd == -EPERM && why)
-			log_warnx("monitor: %s: %s", mon.config, why);
+			mon_refused("monitor: %s: %s", mon.config, why);
 		/* A reload: what it may ask for is what the file says now. */
 		if (*fd >= 0)
 			reread();
@@ -883,8 +921,8 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		/* Added: only what the tunnel's stanza lists (taking off is always allowed). */
 		if ((r->type == PRIV_ADDR || r->type == PRIV_ROUTE) && r->flag &&
 		    !configured(dev, r)) {
-			log_warnx("monitor: %s refused: not in %s's configuration",
-				  priv_type_name(r->type), dev);
+			mon_refused("monitor: %s refused: not in %s's configuration",
+				    priv_type_name(r->type), dev);
 			e = -EPERM;
 		} else if (r->type == PRIV_LINK_UP) {
 			e = nl_link_up(r->ifindex);
@@ -914,11 +952,11 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 		break;
 	case PRIV_METRICS_LISTEN:
 		if (!mon.metrics) {
-			log_warnx("monitor: metrics-listen refused: sitd runs without -M");
+			mon_refused("monitor: metrics-listen refused: sitd runs without -M");
 			return -EPERM;
 		}
 		if (mon.metrics_given) {
-			log_warnx("monitor: metrics-listen refused: handed over already");
+			mon_refused("monitor: metrics-listen refused: handed over already");
 			return -EPERM;
 		}
 		*fd = mon.metrics_fd;	/* an error, or the socket, which reply() closes here */
@@ -981,7 +1019,7 @@ static void handle(const void *buf, size_t len)
 
 	memset(&rep, 0, sizeof(rep));
 	if (priv_req_parse(buf, len, &r, &why) < 0) {
-		log_warnx("monitor: a malformed request refused (%s)", why);
+		mon_refused("monitor: a malformed request refused (%s)", why);
 		rep.err = EINVAL;
 	} else {
 		rep.err = -serve(&r, &rep, &fd);
@@ -1026,9 +1064,13 @@ static _Noreturn void monitor(void)
 	for (;;) {
 		struct pollfd p[2] = { { .fd = mon.fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
 		uint8_t buf[sizeof(struct priv_req) + 1];
+		uint64_t wait = ll_wait_ns(&mon.refusals, now_ns()), left;
 
-		if (poll(p, 2, -1) < 0)
+		/* Refusal lines left out and not said: said once they have stopped a while. */
+		if (poll(p, 2, wait == UINT64_MAX ? -1 : (int)(wait / 1000000 + 1)) < 0)
 			continue;
+		if ((left = ll_flush(&mon.refusals, now_ns())))
+			say_suppressed(left);
 		if (p[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -1071,6 +1113,7 @@ _Noreturn void monitor_run(int fd, pid_t child, const struct privsep_opts *o)
 	mon.ctl = o->ctl;
 	mon.tx_packet = o->tx_packet;
 	mon.rx_ring = o->rx_ring;
+	ll_init(&mon.refusals, REFUSAL_INTERVAL_NS, REFUSAL_BURST, REFUSAL_QUIET_NS);
 	/*
 	 * -M: listened on now, before the monitor's filter, which therefore needs no
 	 * listen(), no IPv6 bind and no SO_REUSEADDR; the packet process gets it once.

@@ -3,7 +3,8 @@
 # configuration needs, read from /proc/PID/fd against the kernel's tables
 # (/proc/PID/net/{packet,raw,raw6,udp,udp6}, by inode), with no cooperation from sitd; and
 # 500 forged Fragmentation Needed, each for a new destination of a remote-any tunnel, give
-# a bounded number of log lines, and the daemon carries traffic after.
+# a bounded number of log lines, and the daemon carries traffic after; refused requests'
+# log lines are bounded as well, and those left out counted.
 #
 # Every sitd here runs with -w 2: two workers, so two raw send sockets (protocol 255).
 . "$(dirname "$0")/lib.sh"
@@ -130,5 +131,31 @@ check "500 forged Fragmentation Needed: at most 20 path MTU lines ($n)" test "$n
 check "... which sitd received: err_frag_needed 500" test "$(ctr "$PID_A" err_frag_needed)" -ge 400
 check "... and the first ones logged" test "$n" -ge 1
 check "... and sitd carries traffic after" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+teardown
+
+# The monitor's refusals are bounded too (ratelimit.h sitd_loglimit): 40 reloads of a
+# group-writable file, each a config-open refused with a line, give 20 lines or so (the
+# burst, then a token every 500 ms), then one saying how many were left out; every one of
+# the 40 is either logged or counted there.
+setup_pair
+printf 'tunnel sit1 mode sit remote %s local %s\n' $B4 $A4 >"$LOGDIR/r.conf"
+chmod 644 "$LOGDIR/r.conf"
+start_sitd "$NS_A" sitd-r -c "$LOGDIR/r.conf"
+PID_A=$LAST_PID
+chmod 664 "$LOGDIR/r.conf"
+for _ in $(seq 40); do
+	na "$SITD" -S "$(sock_of "$PID_A")" reload >/dev/null 2>&1
+done
+sleep 1.5
+log=$(log_of "$PID_A")
+n=$(grep -c 'monitor: .*r.conf: writable by group or others' "$log")
+left=$(sed -n 's/.*monitor: \([0-9]*\) refusal line(s) suppressed (\([0-9]*\) in all).*/\1 \2/p' "$log" | tail -n 1)
+echo "# 40 refused reloads: $n lines, then: ${left:-none} suppressed"
+check "40 refused reloads: 20 to 22 lines ($n)" test "$n" -ge 20 -a "$n" -le 22
+expect_eq "... the rest said suppressed, by count, once they stopped" "${left% *}" $((40 - n))
+expect_eq "... and in all" "${left#* }" $((40 - n))
+chmod 644 "$LOGDIR/r.conf"
+out=$(na "$SITD" -S "$(sock_of "$PID_A")" reload 2>&1)
+expect_eq "... and a reload of the file made right again passes" "$out" ok
 teardown
 finish
