@@ -1185,10 +1185,12 @@ cell_tcp_fou6() {
 # which sitd must do too, not from the first address of the prefix.
 VC6B=2001:db8:1::3 HC6B=2001:db8:1::4 VC4B=198.51.100.3 HC4B=198.51.100.4
 # routed6_up MODE [SITD ARGS]: sitd (remote VC6) and the kernel's ip6tnl in the VM's
-# namespace c (local VC6), each with a second inner address, in the order tunnels()
-# explains. With SITD ARGS (sitd's `address` words) sitd puts its addresses on itself.
+# namespace c (local VC6), each with a second inner address (IPv6 and IPv4 ones for
+# `mode any`), in the order tunnels() explains. With SITD ARGS (sitd's `address` words)
+# sitd puts its addresses on itself. R6_ENC: encap words for both ends (the kernel's
+# end then `ip link add ... type ip6tnl`), R6_FOU the `ip fou` command for c.
 routed6_up() {
-	local mode=$1 sargs=${2:-} a1 a2 plen a na=
+	local mode=$1 sargs=${2:-} enc=${R6_ENC:-} a1=() a2=() a f kadd
 	teardown
 	vm "ip link del ip6t1 2>/dev/null; ip -6 addr replace $U6V/64 dev eth0 nodad
 	    ip -6 route add $U6H/128 dev eth0 mtu lock 1400 && ip -6 route add $VC6/128 dev vc mtu lock 1400" \
@@ -1197,19 +1199,31 @@ routed6_up() {
 	h ip -6 route add ${VC6%::*}::/64 via $U6V dev $TAP
 	DEV=ip6t1
 	# shellcheck disable=SC2086
-	sitd_up ip6t1 mode "$mode" remote $VC6 local $U6H $sargs || return 1
-	if [ "$mode" = ip6ip6 ]; then a1="$V6 $VC6B" a2="$H6 $HC6B" plen=64 na=nodad; else a1="$V4IN $VC4B" a2="$H4IN $HC4B" plen=24; fi
-	vm "ip netns exec c ip -6 tunnel add ip6t1 mode $mode remote $U6H local $VC6 || exit 1
+	sitd_up ip6t1 mode "$mode" remote $VC6 local $U6H $enc $sargs || return 1
+	[ "$mode" = ipip6 ] || a1+=("$V6/64" "$VC6B/64") a2+=("$H6/64" "$HC6B/64")
+	[ "$mode" = ip6ip6 ] || a1+=("$V4IN/24" "$VC4B/24") a2+=("$H4IN/24" "$HC4B/24")
+	kadd="ip -n c -6 tunnel add ip6t1 mode $mode remote $U6H local $VC6"
+	[ -z "$enc" ] || kadd="ip -n c ${R6_FOU:?} || exit 1
+	    ip -n c link add ip6t1 type ip6tnl mode $mode remote $U6H local $VC6 $enc"
+	vm "$kadd || exit 1
 	    ip -n c link set ip6t1 up
-	    for a in $a1; do ip -n c addr add \$a/$plen dev ip6t1 $na || exit 1; done" >"$LOGDIR/routed6.log" 2>&1 ||
+	    for a in ${a1[*]}; do case \$a in *:*) f=nodad ;; *) f= ;; esac
+		ip -n c addr add \$a dev ip6t1 \$f || exit 1; done" >"$LOGDIR/routed6.log" 2>&1 ||
 		{ bad "kernel tunnel in c: $(tr '\n' ' ' <"$LOGDIR/routed6.log")"; return 1; }
 	h ip link set ip6t1 up
-	[ -n "$sargs" ] || for a in $a2; do h ip addr add "$a/$plen" dev ip6t1 $na; done
+	if [ -z "$sargs" ]; then
+		for a in "${a2[@]}"; do
+			case $a in *:*) f=nodad ;; *) f= ;; esac
+			# shellcheck disable=SC2086
+			h ip addr add "$a" dev ip6t1 $f
+		done
+	fi
 	sleep 0.2
 }
 routed6_down() {
 	sitd_down
-	vm "ip netns exec c ip link del ip6t1; ip -6 route del $U6H/128 dev eth0; ip -6 route del $VC6/128 dev vc
+	vm "ip netns exec c ip link del ip6t1; ip -n c fou del port 5555 -6 2>/dev/null
+	    ip -6 route del $U6H/128 dev eth0; ip -6 route del $VC6/128 dev vc
 	    ip -6 route flush cache; ip -n c -6 route flush cache" >/dev/null 2>&1
 	h ip -6 route del ${VC6%::*}::/64 2>/dev/null
 	h ip -6 route flush cache 2>/dev/null
@@ -1223,24 +1237,40 @@ role() {
 	"$3") echo "destination($1)" ;; "$4") echo "router($1)" ;; *) echo "$1" ;;
 	esac
 }
-# ptb6_cells MODE [SITD ARGS]: the router run above, then the cells' results
+# ptb6_cells MODE [SITD ARGS]: the router run above, then the cells' results.
+# PTB6_FAM: the inner family for `mode any`. With R6_ENC (FOU/GUE over IPv6), R6_EH its
+# header's length (8 fou, 12 gue): the outer packet carries that much more, so the tunnel
+# end's own answers say 1400 - 48 - R6_EH (ip6_tnl_xmit: psh_hlen counts encap_hlen) and
+# the DF pings are of 1380 (the tunnel's MTU is 1444 or 1440). PTB6_FIRST: what the
+# sender hears of its first packet, the one the router refused (default that mtu).
 ptb6_cells() {
-	local mode=$1 sargs=${2:-} fam=6 fit=1304 what="Packet Too Big" ok=0 out_s='' out_k='' side out l
-	local to_v=$V6 to_h=$H6 ob_v=$VC6B ob_h=$HC6B label=$mode${2:+ (sitd: $2)}
-	[ "$mode" = ipip6 ] && fam=4 fit=1324 what="Fragmentation Needed" to_v=$V4IN to_h=$H4IN ob_v=$VC4B ob_h=$HC4B
+	local mode=$1 sargs=${2:-} fam=${PTB6_FAM:-6} eh=${R6_EH:-0} big=1400 what="Packet Too Big" ok=0 out_s='' out_k='' side out l
+	local to_v=$V6 to_h=$H6 ob_v=$VC6B ob_h=$HC6B label=$mode${2:+ (sitd: $2)} own first want
+	[ "$mode" = ipip6 ] && fam=4
+	[ $fam = 4 ] && what="Fragmentation Needed" to_v=$V4IN to_h=$H4IN ob_v=$VC4B ob_h=$HC4B
+	[ "$mode" = any ] && label="$label (inner IPv$fam)"
+	[ -n "${R6_ENC:-}" ] && label="$label in ${R6_ENC#encap } over IPv6" big=1380
+	own=$((1400 - 48 - eh)) first=${PTB6_FIRST:-$((1400 - 48 - eh))}
+	local fit=$((own - 48)) pid=ptb6-$mode$fam${R6_EH:+-e$eh}${PTB6_AUTO:+-auto}
+	[ $fam = 4 ] && fit=$((own - 28))
 	if routed6_up "$mode" "$sargs"; then
 		ok=1
-		cap_start "ptb6-$mode" || ok=0
-		out_s=$(h bash -c "$PTB_PROBE; popt='-I $ob_h'; probe $fam $to_v 1400 $fit; dst=$ob_v; one 1400 other")
+		cap_start "$pid" || ok=0
+		out_s=$(h bash -c "$PTB_PROBE; popt='-I $ob_h'; probe $fam $to_v $big $fit; dst=$ob_v; one $big other")
 		out_k=$(vm "cat >/tmp/probe.sh <<'EOP'
 . /etc/prelude.sh
 $PTB_PROBE
-popt='-I $ob_v'; probe $fam $to_h 1400 $fit; dst=$ob_h; one 1400 other
+popt='-I $ob_v'; probe $fam $to_h $big $fit; dst=$ob_h; one $big other
 EOP
 ip netns exec c sh /tmp/probe.sh")
 		cap_stop
-		echo "$out_s" >"$LOGDIR/ptb6-$mode-sitd.txt"
-		echo "$out_k" >"$LOGDIR/ptb6-$mode-kernel.txt"
+		echo "$out_s" >"$LOGDIR/$pid-sitd.txt"
+		echo "$out_k" >"$LOGDIR/$pid-kernel.txt"
+	fi
+	if [ -n "${PTB6_AUTO:-}" ]; then
+		ptb6_auto_checks
+		routed6_down
+		return
 	fi
 	# 1: the outer path MTU learned from the router's Packet Too Big about the outer packet
 	if [ $ok = 1 ]; then
@@ -1263,10 +1293,12 @@ ip netns exec c sh /tmp/probe.sh")
 		for side in sitd kernel; do
 			[ $side = sitd ] && out=$out_s || out=$out_k
 			for l in first again over; do
-				[ "$(ptb_field "$out" $l mtu)" = 1352 ] ||
-					bad "$side: $l DF ping: $(grep "^$l:" <<<"$out"), want mtu=1352; $(grep -A3 "^$l:" <<<"$out" | grep '^#' | tr '\n' ' ')"
+				want=$own
+				[ $l = first ] && want=$first
+				[ "$(ptb_field "$out" $l mtu)" = "$want" ] ||
+					bad "$side: $l DF ping: $(grep "^$l:" <<<"$out"), want mtu=$want; $(grep -A3 "^$l:" <<<"$out" | grep '^#' | tr '\n' ' ')"
 			done
-			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of $fit (fits 1352) got no reply"
+			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of $fit (fits $own) got no reply"
 		done
 		for l in first again fit over; do
 			[ "$(ptb_field "$out_s" $l mtu) $(ptb_field "$out_s" $l reply)" = "$(ptb_field "$out_k" $l mtu) $(ptb_field "$out_k" $l reply)" ] ||
@@ -1274,17 +1306,21 @@ ip netns exec c sh /tmp/probe.sh")
 		done
 	fi
 	[ $ok = 1 ] || bad "not run: the routed setup failed"
-	result "$label: $what relayed to the inner sender with mtu=1352 (1400 - 40 - 8) by sitd and by the kernel, then $fit passes and $((fit + 1)) gets mtu=1352, sitd as the kernel"
+	if [ "$first" = none ]; then
+		result "$label: the router's Packet Too Big is not relayed (the first DF ping of $big hears nothing, at sitd and at the kernel: __udp6_lib_err gives it to the port's socket), the next gets $what mtu=$own (1400 - 48 - $eh) from the tunnel end, then $fit passes and $((fit + 1)) gets mtu=$own, sitd as the kernel"
+	else
+		result "$label: $what relayed to the inner sender with mtu=$first (1400 - 40 - 8) by sitd and by the kernel, then $fit passes and $((fit + 1)) gets mtu=$own, sitd as the kernel"
+	fi
 	# 3: a destination the sender has no MTU for, answered from the learned path MTU
 	if [ $ok = 1 ]; then
 		for side in sitd kernel; do
 			[ $side = sitd ] && out=$out_s || out=$out_k
-			[ "$(ptb_field "$out" other mtu)" = 1352 ] ||
-				bad "$side: DF ping of 1400 to a second address: $(grep '^other:' <<<"$out"), want mtu=1352; $(grep -A3 '^other:' <<<"$out" | grep '^#' | tr '\n' ' ')"
+			[ "$(ptb_field "$out" other mtu)" = $own ] ||
+				bad "$side: DF ping of $big to a second address: $(grep '^other:' <<<"$out"), want mtu=$own; $(grep -A3 '^other:' <<<"$out" | grep '^#' | tr '\n' ' ')"
 		done
 	fi
 	[ $ok = 1 ] || bad "not run: the routed setup failed"
-	result "$label: DF ping of 1400 to a second far address: $what mtu=1352 from the tunnel end's learned path MTU, at sitd and at the kernel"
+	result "$label: DF ping of $big to a second far address: $what mtu=$own from the tunnel end's learned path MTU, at sitd and at the kernel"
 	# 4: the source of those errors
 	local fs fk os ok_
 	# IPv6: exactly the sender's address; IPv4: either of the end's (__icmp_send takes
@@ -1303,13 +1339,53 @@ ip netns exec c sh /tmp/probe.sh")
 			# doc/kernel.md "ICMP errors sitd generates": an ICMPv4 error from the host's
 			# own address written into TUN is a martian source, so sitd's comes from the
 			# packet's destination; the kernel's from its own address
-			[ "${fk%%(*} ${ok_%%(*} ${fs%%(*} ${os%%(*}" = "own own destination destination" ] ||
-				bad "sources: kernel $fk, $ok_ (want its own address), sitd $fs, $os (want the destination)"
+			want="own own destination destination"
+			[ "$first" = none ] && want="none own none destination"
+			[ "${fk%%(*} ${ok_%%(*} ${fs%%(*} ${os%%(*}" = "$want" ] ||
+				bad "sources: kernel $fk, $ok_, sitd $fs, $os; want $want"
 		fi
 	fi
 	[ $ok = 1 ] || bad "not run: the routed setup failed"
 	result "$label: source address of the $what: the kernel's relayed $fk, its own $ok_; sitd's relayed $fs, its own $os$([ $fam = 4 ] && echo " (the documented ICMPv4 difference)")"
 	routed6_down
+}
+# ptb6_auto_checks: ptb6_cells' checks with `encap-sport auto` at both ends (its locals,
+# by bash's dynamic scope). The router's Packet Too Big quotes a UDP packet from a port
+# no socket is bound to. The kernel: __udp6_lib_err_encap finds the fou socket by the
+# destination port, which has no encap_err_lookup, so fou6's gue6_err -> ip6ip6_err ->
+# ip6_tnl_err updates the route (ip6_update_pmtu); its relayed error is not heard (it is
+# handed the UDP header's offset) but the next packet is answered. sitd: no socket takes
+# it and no kernel tunnel exists on sitd's side, so neither the route nor sitd learns:
+# oversized DF packets are lost unanswered, the difference doc/kernel.md documents.
+ptb6_auto_checks() {
+	local l
+	if [ $ok = 1 ]; then
+		l=$(cap_fields "icmpv6.type==2 && ipv6.dst==$U6H" ipv6.src icmpv6.mtu | sort -u | tr '\n' ';')
+		[ "$l" = "$U6V 1400;" ] || bad "on the tap, Packet Too Big to sitd: '$l', want '$U6V 1400;' (from the router)"
+		l=$(vm "ip -n c -6 route get $U6H from $VC6" 2>&1)
+		grep -q "mtu 1400" <<<"$l" || bad "the kernel's route to $U6H in c: '$(tr '\n' ' ' <<<"$l")', want mtu 1400"
+		[ "$(sitd_stat path_mtu)" = 1500 ] || bad "sitd's path_mtu $(sitd_stat path_mtu), want 1500 (nothing learned)"
+		[ "$(sitd_stat err_frag_needed)" = 0 ] || bad "sitd counted $(sitd_stat err_frag_needed) err_frag_needed, want 0"
+		l=$(h ip -6 route get $VC6 from $U6H 2>&1)
+		grep -q "mtu 1400" <<<"$l" && bad "the host's route to $VC6 learned mtu 1400: '$(tr '\n' ' ' <<<"$l")'"
+	fi
+	[ $ok = 1 ] || bad "not run: the routed setup failed"
+	result "$label: the router's Packet Too Big (1400) reaches sitd's host too; the kernel's route learns mtu 1400 (fou6's gue6_err, ip6_tnl_err), sitd's path_mtu stays 1500 and the host's route unchanged (no socket for the quoted source port: the documented encap-sport auto difference)"
+	if [ $ok = 1 ]; then
+		for l in first again over other; do
+			want=$own
+			[ $l = first ] && want=none
+			[ "$(ptb_field "$out_k" $l mtu)" = "$want" ] || bad "kernel: $l DF ping: $(grep "^$l:" <<<"$out_k"), want mtu=$want"
+			[ "$(ptb_field "$out_s" $l mtu) $(ptb_field "$out_s" $l reply)" = "none 0" ] ||
+				bad "sitd: $l DF ping: $(grep "^$l:" <<<"$out_s"), want no answer (nothing learned)"
+		done
+		for side in sitd kernel; do
+			[ $side = sitd ] && out=$out_s || out=$out_k
+			[ "$(ptb_field "$out" fit reply)" = 1 ] || bad "$side: DF ping of $fit (fits $own) got no reply"
+		done
+	fi
+	[ $ok = 1 ] || bad "not run: the routed setup failed"
+	result "$label: the kernel's sender hears nothing of its first DF ping of $big, then $what mtu=$own from the second, $fit passes; sitd's sender never hears (every ping over $fit is lost, $fit passes): use encap-sport = encap-dport with sitd"
 }
 cell_ip6ip6_pmtu_router() { ptb6_cells ip6ip6; }
 cell_ipip6_pmtu_router() { ptb6_cells ipip6; }
@@ -1318,6 +1394,32 @@ cell_ipip6_pmtu_router() { ptb6_cells ipip6; }
 # host's kernel drops), or the sender never hears of the first packet.
 cell_ipip6_pmtu_router_address() {
 	ptb6_cells ipip6 "address $H4IN/24 address $HC4B/24"
+}
+# `mode any` (ip -6 tunnel add ... mode any): one device carries both families, and
+# ip6_tnl_err relays by the quoted inner version (ip6ip6_err, ip4ip6_err, the tunnel's
+# proto 0 taking both): Packet Too Big to the inner IPv6 sender, Fragmentation Needed
+# to the inner IPv4 one, each run on a fresh pair of tunnels.
+cell_any6_pmtu_router() {
+	PTB6_FAM=6 ptb6_cells any
+	PTB6_FAM=4 ptb6_cells any
+}
+# FOU and GUE over IPv6, encap-sport = encap-dport = 5555 at both ends: the router's
+# Packet Too Big quotes a UDP packet from port 5555, so __udp6_lib_err finds the port's
+# socket (the kernel's fou socket in c; sitd's UDP socket, doc/kernel.md) and updates the
+# route (ip6_sk_update_pmtu); with `encap-sport auto` sitd would hear nothing
+# (cell_ip6ip6_fou6_pmtu_auto). Neither end relays that first error: the kernel's
+# fou socket has no encap_err_rcv and ip6_tnl_err is never reached.
+cell_ip6ip6_fou6_pmtu_router() {
+	R6_ENC="encap fou encap-sport 5555 encap-dport 5555" R6_FOU="fou add port 5555 ipproto 41 -6" \
+		R6_EH=8 PTB6_FIRST=none ptb6_cells ip6ip6
+}
+cell_ipip6_gue6_pmtu_router() {
+	R6_ENC="encap gue encap-sport 5555 encap-dport 5555" R6_FOU="fou add port 5555 gue -6" \
+		R6_EH=12 PTB6_FIRST=none ptb6_cells ipip6
+}
+cell_ip6ip6_fou6_pmtu_auto() {
+	R6_ENC="encap fou encap-sport auto encap-dport 5555" R6_FOU="fou add port 5555 ipproto 41 -6" \
+		R6_EH=8 PTB6_AUTO=1 ptb6_cells ip6ip6
 }
 
 CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring cell_tcp_packet cell_sit_ptb cell_ipip_ptb cell_sit_pmtu_router cell_sit_ttl_exceeded
@@ -1328,7 +1430,8 @@ CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring ce
 	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
 	cell_ip6ip6_inherit cell_ip6ip6_fixed
 	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6
-	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router cell_ipip6_pmtu_router_address)
+	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router cell_ipip6_pmtu_router_address
+	cell_any6_pmtu_router cell_ip6ip6_fou6_pmtu_router cell_ipip6_gue6_pmtu_router cell_ip6ip6_fou6_pmtu_auto)
 [ "${INTEROP_LIB_ONLY:-0}" = 1 ] && return 0
 [ $# = 0 ] || CELLS=("$@")	# run.sh cell_NAME...: only these
 setup
