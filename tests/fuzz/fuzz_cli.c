@@ -25,7 +25,7 @@
 #include "core/wire.h"
 #include "fuzz.h"
 
-enum { MAX_ARGS = 64, ERR_LEN = 512, FMT_LEN = 4096 };
+enum { MAX_ARGS = 64, ERR_LEN = 512, FMT_LEN = 4096, PORT_LEN = 8 };
 
 static bool valid_name(const char *s)
 {
@@ -73,11 +73,27 @@ static bool unicast6(const uint8_t *a)
 	       memcmp(a, mapped, 12);
 }
 
+/* *c's fou/gue words, the same over both underlays, put at argv[n]: the new n. */
+static int encap_words(const struct sitd_conf *c, const char **argv, int n,
+		       char sport[PORT_LEN], char dport[PORT_LEN])
+{
+	argv[n++] = "encap";
+	argv[n++] = c->encap == SITD_ENCAP_FOU ? "fou" : "gue";
+	snprintf(sport, PORT_LEN, "%u", c->encap_sport);
+	argv[n++] = "encap-sport";
+	argv[n++] = c->encap_sport ? sport : "auto";
+	snprintf(dport, PORT_LEN, "%u", c->encap_dport);
+	argv[n++] = "encap-dport";
+	argv[n++] = dport;
+	argv[n++] = c->encap_csum ? "encap-csum" : "noencap-csum";
+	return n;
+}
+
 /* An IPv6 underlay's command line in ip -6 tunnel's words, every setting stated. */
 static void round_trip6(const struct sitd_conf *c)
 {
 	char remote[INET6_ADDRSTRLEN], local[INET6_ADDRSTRLEN], ttl[8], tos[8], elim[8], fl[12],
-	     mtu[8], err[ERR_LEN], sport[8], dport[8];
+	     mtu[8], err[ERR_LEN], sport[PORT_LEN], dport[PORT_LEN];
 	const char *argv[48];
 	struct sitd_conf d;
 	int n = 0;
@@ -93,15 +109,7 @@ static void round_trip6(const struct sitd_conf *c)
 	argv[n++] = "local";
 	argv[n++] = ip6_addr_is_unspecified(c->local6) ? "any" : local;
 	if (c->encap != SITD_ENCAP_NONE) {
-		argv[n++] = "encap";
-		argv[n++] = c->encap == SITD_ENCAP_FOU ? "fou" : "gue";
-		snprintf(sport, sizeof(sport), "%u", c->encap_sport);
-		argv[n++] = "encap-sport";
-		argv[n++] = c->encap_sport ? sport : "auto";
-		snprintf(dport, sizeof(dport), "%u", c->encap_dport);
-		argv[n++] = "encap-dport";
-		argv[n++] = dport;
-		argv[n++] = c->encap_csum ? "encap-csum" : "noencap-csum";
+		n = encap_words(c, argv, n, sport, dport);
 		argv[n++] = c->encap_csum6 ? "encap-udp6-csum" : "noencap-udp6-csum";
 	}
 	snprintf(ttl, sizeof(ttl), "%u", c->ttl);
@@ -173,7 +181,8 @@ static void format_round_trip6(const struct sitd_conf *c, const char *line)
 /* Build the command line that states *c explicitly, parse it, and compare. */
 static void round_trip(const struct sitd_conf *c)
 {
-	char remote[16], local[16], ttl[8], tos[24], mtu[8], sport[8], dport[8], err[ERR_LEN];
+	char remote[16], local[16], ttl[8], tos[24], mtu[8], sport[PORT_LEN], dport[PORT_LEN],
+	     err[ERR_LEN];
 	const char *argv[32];
 	struct sitd_conf d;
 	int n = 0;
@@ -209,17 +218,8 @@ static void round_trip(const struct sitd_conf *c)
 		argv[n++] = "mtu";
 		argv[n++] = mtu;
 	}
-	if (c->encap != SITD_ENCAP_NONE) {
-		argv[n++] = "encap";
-		argv[n++] = c->encap == SITD_ENCAP_FOU ? "fou" : "gue";
-		snprintf(sport, sizeof(sport), "%u", c->encap_sport);
-		argv[n++] = "encap-sport";
-		argv[n++] = c->encap_sport ? sport : "auto";
-		snprintf(dport, sizeof(dport), "%u", c->encap_dport);
-		argv[n++] = "encap-dport";
-		argv[n++] = dport;
-		argv[n++] = c->encap_csum ? "encap-csum" : "noencap-csum";
-	}
+	if (c->encap != SITD_ENCAP_NONE)
+		n = encap_words(c, argv, n, sport, dport);
 	if (c->nogso)
 		argv[n++] = "nogso";
 	if (c->nogro)
