@@ -10,19 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root dhclient dnsmasq jq ping
 
-setup_routed 1400
-setup_native_host
-na ip addr flush dev va
-na ip route flush table main 2>/dev/null
-printf 'tunnel br6 mode sit remote any local 192.0.2.254 dev ra 6rd-prefix 2001:db8:6000::/36 6rd-relay_prefix 192.0.2.0/24\n\taddress 2001:db8:6fe0::1/36\n' \
-	>"$LOGDIR/br.conf"
-start_sitd "$NS_R" br -c "$LOGDIR/br.conf"
-# Option 212: IPv4MaskLen 24, 6rdPrefixLen 36, 2001:db8:6000::, BR 192.0.2.254.
-OPT212=18:24:20:01:0d:b8:60:00:00:00:00:00:00:00:00:00:00:00:c0:00:02:fe
-nr dnsmasq --no-daemon --port=0 --interface=ra --bind-interfaces \
-	--dhcp-range=192.0.2.100,192.0.2.100,255.255.255.0,1h --dhcp-option=3,192.0.2.254 \
-	--dhcp-option-force=212,$OPT212 --dhcp-leasefile="$LOGDIR/leases" \
-	--pid-file="$LOGDIR/dnsmasq.pid" >"$LOGDIR/dnsmasq.log" 2>&1 &
+setup_6rd_dhcp
 
 # The definition and request contrib/dhclient-6rd and contrib/README.md give.
 cat >"$LOGDIR/dhclient.conf" <<'CONF'
@@ -47,7 +35,6 @@ esac
 exit 0
 SH
 chmod +x "$LOGDIR/script.sh"
-mkdir -p "$LOGDIR/6rd" && chmod 755 "$LOGDIR/6rd"
 # dhclient gives its script only its own variables, PATH and the -e ones.
 DHCLIENT=(dhclient -4 -v -cf "$LOGDIR/dhclient.conf" -lf "$LOGDIR/dhclient.leases"
 	-pf "$LOGDIR/dhclient.pid" -sf "$LOGDIR/script.sh"

@@ -10,20 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root busybox dnsmasq jq ping
 
-setup_routed 1400
-setup_native_host
-na ip addr flush dev va
-na ip route flush table main 2>/dev/null
-# The BR: the 6rd prefix 2001:db8:6000::/36, CEs in 192.0.2.0/24.
-printf 'tunnel br6 mode sit remote any local 192.0.2.254 dev ra 6rd-prefix 2001:db8:6000::/36 6rd-relay_prefix 192.0.2.0/24\n\taddress 2001:db8:6fe0::1/36\n' \
-	>"$LOGDIR/br.conf"
-start_sitd "$NS_R" br -c "$LOGDIR/br.conf"
-# Option 212: IPv4MaskLen 24, 6rdPrefixLen 36, 2001:db8:6000::, BR 192.0.2.254.
-OPT212=18:24:20:01:0d:b8:60:00:00:00:00:00:00:00:00:00:00:00:c0:00:02:fe
-nr dnsmasq --no-daemon --port=0 --interface=ra --bind-interfaces \
-	--dhcp-range=192.0.2.100,192.0.2.100,255.255.255.0,1h --dhcp-option=3,192.0.2.254 \
-	--dhcp-option-force=212,$OPT212 --dhcp-leasefile="$LOGDIR/leases" \
-	--pid-file="$LOGDIR/dnsmasq.pid" >"$LOGDIR/dnsmasq.log" 2>&1 &
+setup_6rd_dhcp
 # The lease's address and route, as udhcpc's default script would set them.
 cat >"$LOGDIR/chain.sh" <<'SH'
 #!/bin/sh
@@ -33,7 +20,6 @@ bound|renew) ip addr replace "$ip/$mask" dev "$interface"; ip route replace defa
 esac
 SH
 chmod +x "$LOGDIR/chain.sh"
-mkdir -p "$LOGDIR/6rd" && chmod 755 "$LOGDIR/6rd"
 export SITD SITD_6RD_DIR=$LOGDIR/6rd SITD_6RD_HELPER=$ROOT/contrib/sitd-6rd-dhcp \
 	UDHCPC_CHAIN=$LOGDIR/chain.sh SITD_6RD_NAME=sr6
 na busybox udhcpc -f -i va -O 212 -s "$ROOT/contrib/udhcpc-6rd" -p "$LOGDIR/udhcpc.pid" \
