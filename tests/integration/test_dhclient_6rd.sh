@@ -56,7 +56,7 @@ json=$("$SITD" -S "$LOGDIR/6rd/sr6.sock" show -j sr6)
 expect_eq "the CE's tunnel: local, 6rd prefix and relay prefix from option 212" \
 	"$(jq -c '.[0] | [.local, ."6rd".prefix, ."6rd".relay_prefix]' <<<"$json")" \
 	'["192.0.2.100","2001:db8:6000::/36","192.0.2.0/24"]'
-check "its address in the delegated 2001:db8:6640::/44" \
+check "its address in the delegated 2001:db8:6640::/44 (192.0.2.100 = 0x64 after /36)" \
 	bash -c "ip -n $NS_A -6 addr show sr6 | grep -q 2001:db8:6640::1/36"
 check "the default route through the BR ::192.0.2.254" \
 	bash -c "ip -n $NS_A -6 route show default | grep -q 'via ::192.0.2.254 dev sr6'"
