@@ -269,6 +269,21 @@ setup_6rd_dhcp() {
 	mkdir -p "$LOGDIR/6rd" && chmod 755 "$LOGDIR/6rd"
 }
 
+# check_6rd_ce SOCK: the CE's tunnel sr6 (its sitd at SOCK) as option 212 gives it, pings with H.
+check_6rd_ce() {
+	local json
+	json=$("$SITD" -S "$1" show -j sr6)
+	expect_eq "the CE's tunnel: local, 6rd prefix and relay prefix from option 212" \
+		"$(jq -c '.[0] | [.local, ."6rd".prefix, ."6rd".relay_prefix]' <<<"$json")" \
+		'["192.0.2.100","2001:db8:6000::/36","192.0.2.0/24"]'
+	check "its address in the delegated 2001:db8:6640::/44 (192.0.2.100 = 0x64 after /36)" \
+		bash -c "ip -n $NS_A -6 addr show sr6 | grep -q 2001:db8:6640::1/36"
+	check "the default route through the BR ::192.0.2.254" \
+		bash -c "ip -n $NS_A -6 route show default | grep -q 'via ::192.0.2.254 dev sr6'"
+	check "the CE pings H behind the BR" na ping -6 -c 3 -i 0.2 -W 2 -q 2001:db8:99::2
+	check "H pings the CE back" ip netns exec "$NS_H" ping -6 -c 2 -i 0.2 -W 2 -q 2001:db8:6640::1
+}
+
 # The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after.
 setup_tunnel() {
 	local mode=$1

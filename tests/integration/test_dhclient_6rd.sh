@@ -52,16 +52,7 @@ for _ in $(seq 150); do [ -S "$LOGDIR/6rd/sr6.sock" ] && break; sleep 0.1; done
 check "dhclient bound 192.0.2.100" bash -c "ip -n $NS_A -4 addr show va | grep -q 192.0.2.100/24"
 check "the hook got option 212 as \$new_option_6rd" \
 	grep -q 'reason=BOUND ip=192.0.2.100 option_6rd=24 36 2001:db8:6000:: 192.0.2.254$' "$LOGDIR/script.log"
-json=$("$SITD" -S "$LOGDIR/6rd/sr6.sock" show -j sr6)
-expect_eq "the CE's tunnel: local, 6rd prefix and relay prefix from option 212" \
-	"$(jq -c '.[0] | [.local, ."6rd".prefix, ."6rd".relay_prefix]' <<<"$json")" \
-	'["192.0.2.100","2001:db8:6000::/36","192.0.2.0/24"]'
-check "its address in the delegated 2001:db8:6640::/44 (192.0.2.100 = 0x64 after /36)" \
-	bash -c "ip -n $NS_A -6 addr show sr6 | grep -q 2001:db8:6640::1/36"
-check "the default route through the BR ::192.0.2.254" \
-	bash -c "ip -n $NS_A -6 route show default | grep -q 'via ::192.0.2.254 dev sr6'"
-check "the CE pings H behind the BR" na ping -6 -c 3 -i 0.2 -W 2 -q 2001:db8:99::2
-check "H pings the CE back" ip netns exec "$NS_H" ping -6 -c 2 -i 0.2 -W 2 -q 2001:db8:6640::1
+check_6rd_ce "$LOGDIR/6rd/sr6.sock"
 check "the helper started it" grep -q 'sr6: started' "$LOGDIR/script.log"
 
 # Release: dhclient -r (same files) stops the running one and releases its lease.

@@ -27,16 +27,7 @@ na busybox udhcpc -f -i va -O 212 -s "$ROOT/contrib/udhcpc-6rd" -p "$LOGDIR/udhc
 for _ in $(seq 100); do [ -S "$SITD_6RD_DIR/sr6.sock" ] && break; sleep 0.1; done
 UDHCPC=$(cat "$LOGDIR/udhcpc.pid")	# udhcpc's own (na runs it in a subshell)
 check "udhcpc bound 192.0.2.100" bash -c "ip -n $NS_A -4 addr show va | grep -q 192.0.2.100/24"
-json=$("$SITD" -S "$SITD_6RD_DIR/sr6.sock" show -j sr6)
-expect_eq "the CE's tunnel: local, 6rd prefix and relay prefix from option 212" \
-	"$(jq -c '.[0] | [.local, ."6rd".prefix, ."6rd".relay_prefix]' <<<"$json")" \
-	'["192.0.2.100","2001:db8:6000::/36","192.0.2.0/24"]'
-check "its address in the delegated 2001:db8:6640::/44 (192.0.2.100 = 0x64 after /36)" \
-	bash -c "ip -n $NS_A -6 addr show sr6 | grep -q 2001:db8:6640::1/36"
-check "the default route through the BR ::192.0.2.254" \
-	bash -c "ip -n $NS_A -6 route show default | grep -q 'via ::192.0.2.254 dev sr6'"
-check "the CE pings H behind the BR" na ping -6 -c 3 -i 0.2 -W 2 -q 2001:db8:99::2
-check "H pings the CE back" ip netns exec "$NS_H" ping -6 -c 2 -i 0.2 -W 2 -q 2001:db8:6640::1
+check_6rd_ce "$SITD_6RD_DIR/sr6.sock"
 check "udhcpc's ip6rd, as the hook got it" grep -q 'sr6: started' "$LOGDIR/udhcpc.log"
 
 # A renew with the same values changes nothing.
