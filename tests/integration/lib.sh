@@ -284,6 +284,14 @@ check_6rd_ce() {
 	check "H pings the CE back" ip netns exec "$NS_H" ping -6 -c 2 -i 0.2 -W 2 -q 2001:db8:6640::1
 }
 
+# wait_6rd_released: until the CE's sr6 or its sitd's pid file is gone (5 s at most).
+wait_6rd_released() {
+	for _ in $(seq 50); do
+		ip -n "$NS_A" link show sr6 >/dev/null 2>&1 || [ -e "$LOGDIR/6rd/sr6.pid" ] || break
+		sleep 0.1
+	done
+}
+
 # The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after.
 setup_tunnel() {
 	local mode=$1

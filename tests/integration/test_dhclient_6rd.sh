@@ -57,10 +57,7 @@ check "the helper started it" grep -q 'sr6: started' "$LOGDIR/script.log"
 
 # Release: dhclient -r (same files) stops the running one and releases its lease.
 na "${DHCLIENT[@]}" -r va >>"$LOGDIR/dhclient.log" 2>&1
-for _ in $(seq 50); do
-	ip -n "$NS_A" link show sr6 >/dev/null 2>&1 || [ -e "$LOGDIR/6rd/sr6.pid" ] || break
-	sleep 0.1
-done
+wait_6rd_released
 check "release ran the hook" grep -q '^reason=RELEASE' "$LOGDIR/script.log"
 check "release: the tunnel's device is gone" bash -c "! ip -n $NS_A link show sr6 2>/dev/null"
 check "... and its sitd stopped" bash -c "! test -e $LOGDIR/6rd/sr6.pid"

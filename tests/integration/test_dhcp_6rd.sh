@@ -37,10 +37,7 @@ check "renew with the same option: unchanged" grep -q 'sr6: unchanged' "$LOGDIR/
 
 # Release (SIGUSR2: udhcpc releases and deconfigures): the tunnel goes.
 kill -USR2 $UDHCPC
-for _ in $(seq 50); do
-	ip -n "$NS_A" link show sr6 >/dev/null 2>&1 || [ -e "$SITD_6RD_DIR/sr6.pid" ] || break
-	sleep 0.1
-done
+wait_6rd_released
 check "release: the tunnel's device is gone" bash -c "! ip -n $NS_A link show sr6 2>/dev/null"
 check "... and its sitd stopped" bash -c "! test -e $SITD_6RD_DIR/sr6.pid"
 kill $UDHCPC
