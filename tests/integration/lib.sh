@@ -292,12 +292,13 @@ wait_6rd_released() {
 	done
 }
 
-# The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after.
+# The standard tunnel: sitd at both ends, mode $1, extra sitd arguments after
+# (SITD_OPTS: options for both ends, SITD_OPTS_A: for A's only; setup_tunnel6 too).
 setup_tunnel() {
 	local mode=$1
 	shift
 	# shellcheck disable=SC2086
-	start_sitd "$NS_A" "sitd-a" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $B4 local $A4 "$@"
+	start_sitd "$NS_A" "sitd-a" ${SITD_OPTS:-} ${SITD_OPTS_A:-} "$TUN" mode "$mode" remote $B4 local $A4 "$@"
 	PID_A=$LAST_PID
 	# shellcheck disable=SC2086
 	start_sitd "$NS_B" "sitd-b" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $A4 local $B4 "$@"
@@ -543,7 +544,7 @@ setup_tunnel6() {
 	local mode=$1
 	shift
 	# shellcheck disable=SC2086
-	start_sitd "$NS_A" "sitd-a" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $B6U local $A6U "$@"
+	start_sitd "$NS_A" "sitd-a" ${SITD_OPTS:-} ${SITD_OPTS_A:-} "$TUN" mode "$mode" remote $B6U local $A6U "$@"
 	PID_A=$LAST_PID
 	# shellcheck disable=SC2086
 	start_sitd "$NS_B" "sitd-b" ${SITD_OPTS:-} "$TUN" mode "$mode" remote $A6U local $B6U "$@"

@@ -18,12 +18,7 @@ require_root ping socat sha256sum jq
 
 make_data 200
 setup_pair
-start_sitd "$NS_A" sitd-a -T packet "$TUN" mode sit remote $B4 local $A4
-PID_A=$LAST_PID
-start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4
-PID_B=$LAST_PID
-tun_up "$NS_A" "$TUN" $A6
-tun_up "$NS_B" "$TUN" $B6
+SITD_OPTS_A="-T packet" setup_tunnel sit
 check "the first ping, no warm-up" na ping -6 -c 1 -W 2 -q $B6
 for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -6 -c 1 -W 1 -q $B6 >/dev/null; sleep 0.1; done
 expect_ge "once the neighbour is known, pings leave through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 1
@@ -71,12 +66,7 @@ teardown
 # ipip, and nopmtudisc with a tunnel MTU above the veth's: sitd fragments the long ones
 # (as the kernel's ip_tunnel_xmit lets ip_fragment do), each fragment a frame.
 setup_pair
-start_sitd "$NS_A" sitd-a -T packet "$TUN" mode ipip remote $B4 local $A4 nopmtudisc ttl 0 mtu 1600
-PID_A=$LAST_PID
-start_sitd "$NS_B" sitd-b "$TUN" mode ipip remote $A4 local $B4 nopmtudisc ttl 0 mtu 1600
-PID_B=$LAST_PID
-tun_up "$NS_A" "$TUN" $A6 $A4IN
-tun_up "$NS_B" "$TUN" $B6 $B4IN
+SITD_OPTS_A="-T packet" setup_tunnel ipip nopmtudisc ttl 0 mtu 1600
 check "ipip: the first ping" na ping -4 -c 1 -W 2 -q $B4IN
 for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -4 -c 1 -W 1 -q $B4IN >/dev/null; sleep 0.1; done
 expect_ge "ipip: pings through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 1
@@ -92,12 +82,7 @@ teardown
 # fragments each, whose inner checksum a device could not finish (it spans both): sitd
 # finishes it before the split, and leaves none to the device.
 setup_pair
-start_sitd "$NS_A" sitd-a -T packet "$TUN" mode sit remote $B4 local $A4 nopmtudisc ttl 0 mtu 1600
-PID_A=$LAST_PID
-start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4 nopmtudisc ttl 0 mtu 1600
-PID_B=$LAST_PID
-tun_up "$NS_A" "$TUN" $A6
-tun_up "$NS_B" "$TUN" $B6
+SITD_OPTS_A="-T packet" setup_tunnel sit nopmtudisc ttl 0 mtu 1600
 check "sit, MTU 1600 over a 1500-byte veth: the first ping" na ping -6 -c 1 -W 2 -q $B6
 frag0=$(ctr "$PID_A" tx_fragments)
 off0=$(ctr "$PID_A" tx_csum_offloaded)

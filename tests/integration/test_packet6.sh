@@ -19,12 +19,7 @@ require_root ping socat sha256sum jq
 make_data 200
 
 setup_pair6
-start_sitd "$NS_A" sitd-a -T packet "$TUN" mode ip6ip6 remote $B6U local $A6U
-PID_A=$LAST_PID
-start_sitd "$NS_B" sitd-b "$TUN" mode ip6ip6 remote $A6U local $B6U
-PID_B=$LAST_PID
-tun_up "$NS_A" "$TUN" $A6
-tun_up "$NS_B" "$TUN" $B6
+SITD_OPTS_A="-T packet" setup_tunnel6 ip6ip6
 check "ip6ip6 -T packet: the first ping, no warm-up" na ping -6 -c 1 -W 2 -q $B6
 for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -6 -c 1 -W 1 -q $B6 >/dev/null; sleep 0.1; done
 expect_ge "ip6ip6: pings leave through AF_PACKET (the NDP entry of $B6U)" "$(ctr "$PID_A" tx_packet_socket)" 1
