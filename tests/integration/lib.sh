@@ -442,6 +442,15 @@ drops_total() {
 	echo $((t + p))
 }
 
+# packet_frames_wait -4|-6 ADDR: A pings ADDR until its sitd has sent a frame through AF_PACKET.
+packet_frames_wait() {
+	for _ in $(seq 30); do
+		[ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break
+		na ping "$1" -c 1 -W 1 -q "$2" >/dev/null
+		sleep 0.1
+	done
+}
+
 # B's count of one nstat counter (absolute).
 nstat_of() {
 	nb nstat -az "$1" | awk -v n="$1" '$1 == n { print $2 + 0; f = 1 } END { if (!f) print 0 }'

@@ -20,7 +20,7 @@ make_data 200
 setup_pair
 SITD_OPTS_A="-T packet" setup_tunnel sit
 check "the first ping, no warm-up" na ping -6 -c 1 -W 2 -q $B6
-for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -6 -c 1 -W 1 -q $B6 >/dev/null; sleep 0.1; done
+packet_frames_wait -6 $B6
 expect_ge "once the neighbour is known, pings leave through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 1
 sent0=$(ctr "$PID_A" tx_packets)
 pkt0=$(ctr "$PID_A" tx_packet_socket)
@@ -68,7 +68,7 @@ teardown
 setup_pair
 SITD_OPTS_A="-T packet" setup_tunnel ipip nopmtudisc ttl 0 mtu 1600
 check "ipip: the first ping" na ping -4 -c 1 -W 2 -q $B4IN
-for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -4 -c 1 -W 1 -q $B4IN >/dev/null; sleep 0.1; done
+packet_frames_wait -4 $B4IN
 expect_ge "ipip: pings through AF_PACKET" "$(ctr "$PID_A" tx_packet_socket)" 1
 pkt0=$(ctr "$PID_A" tx_packet_socket)
 frag0=$(ctr "$PID_A" tx_fragments)

@@ -21,7 +21,7 @@ make_data 200
 setup_pair6
 SITD_OPTS_A="-T packet" setup_tunnel6 ip6ip6
 check "ip6ip6 -T packet: the first ping, no warm-up" na ping -6 -c 1 -W 2 -q $B6
-for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -6 -c 1 -W 1 -q $B6 >/dev/null; sleep 0.1; done
+packet_frames_wait -6 $B6
 expect_ge "ip6ip6: pings leave through AF_PACKET (the NDP entry of $B6U)" "$(ctr "$PID_A" tx_packet_socket)" 1
 sent0=$(ctr "$PID_A" tx_packets)
 pkt0=$(ctr "$PID_A" tx_packet_socket)
@@ -65,7 +65,7 @@ tun_up "$NS_A" "$TUN" $A6 $A4IN
 tun_up "$NS_B" "$TUN" $B6 $B4IN
 nb ip link set "$TUN" mtu 1452	# B leaves the learning to A (test_ip6tnl_pmtu.sh's big_b)
 check "ipip6 -T packet, local any, via a router: the first ping" na ping -4 -c 1 -W 2 -q $B4IN
-for _ in $(seq 30); do [ "$(ctr "$PID_A" tx_packet_socket)" -gt 0 ] 2>/dev/null && break; na ping -4 -c 1 -W 1 -q $B4IN >/dev/null; sleep 0.1; done
+packet_frames_wait -4 $B4IN
 expect_ge "ipip6: pings through AF_PACKET, to the router's address" "$(ctr "$PID_A" tx_packet_socket)" 1
 expect_eq "... the next hop's entry is the router's" \
 	"$(na ip -6 neigh show 2001:db8:a::fe dev va | grep -c lladdr)" 1
