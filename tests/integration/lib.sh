@@ -451,6 +451,19 @@ packet_frames_wait() {
 	done
 }
 
+# check_mac_change NEXTHOP: B's MAC changes, A's entry for NEXTHOP too; A's frames to $B6 follow.
+check_mac_change() {
+	local mac=02:00:5e:10:00:0b pkt0 ok=0
+	nb ip link set vb address $mac
+	na ip neigh replace "$1" lladdr $mac dev va nud reachable
+	pkt0=$(ctr "$PID_A" tx_packet_socket)
+	for _ in $(seq 30); do na ping -6 -c 1 -W 1 -q $B6 >/dev/null 2>&1 && { ok=1; break; }; done
+	expect_eq "B's MAC changed: pings go through again" "$ok" 1
+	for _ in $(seq 20); do na ping -6 -c 1 -W 1 -q $B6 >/dev/null 2>&1; sleep 0.1; done
+	expect_ge "... through AF_PACKET, to the new address" "$(($(ctr "$PID_A" tx_packet_socket) - pkt0))" 10
+	check "... and all of them arrive" na ping -6 -c 5 -i 0.2 -W 2 -q $B6
+}
+
 # B's count of one nstat counter (absolute).
 nstat_of() {
 	nb nstat -az "$1" | awk -v n="$1" '$1 == n { print $2 + 0; f = 1 } END { if (!f) print 0 }'
