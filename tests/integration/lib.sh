@@ -574,3 +574,15 @@ setup_tunnel6() {
 	tun_up "$NS_A" "$TUN" $A6 "$([ "$mode" = ip6ip6 ] || echo $A4IN)"
 	tun_up "$NS_B" "$TUN" $B6 "$([ "$mode" = ip6ip6 ] || echo $B4IN)"
 }
+
+# setup_tunnel6_any_b MODE [sitd args]: as setup_tunnel6, but B's local any and IPv4 inside too.
+setup_tunnel6_any_b() {
+	local mode=$1
+	shift
+	start_sitd "$NS_A" sitd-a "$TUN" mode "$mode" remote $B6U local $A6U "$@"
+	PID_A=$LAST_PID
+	start_sitd "$NS_B" sitd-b "$TUN" mode "$mode" remote $A6U "$@"
+	PID_B=$LAST_PID
+	tun_up "$NS_A" "$TUN" $A6 $A4IN
+	tun_up "$NS_B" "$TUN" $B6 $B4IN
+}

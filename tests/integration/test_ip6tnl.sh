@@ -18,14 +18,7 @@ make_data 200
 
 # tunnel6 MODE [sitd args...]: both ends at once; A with local, B with local any.
 tunnel6() {
-	local mode=$1
-	shift
-	start_sitd "$NS_A" sitd-a "$TUN" mode "$mode" remote $B6U local $A6U "$@"
-	PID_A=$LAST_PID
-	start_sitd "$NS_B" sitd-b "$TUN" mode "$mode" remote $A6U "$@"
-	PID_B=$LAST_PID
-	tun_up "$NS_A" "$TUN" $A6 $A4IN
-	tun_up "$NS_B" "$TUN" $B6 $B4IN
+	setup_tunnel6_any_b "$@"
 	drops_base
 }
 
