@@ -586,3 +586,14 @@ setup_tunnel6_any_b() {
 	tun_up "$NS_A" "$TUN" $A6 $A4IN
 	tun_up "$NS_B" "$TUN" $B6 $B4IN
 }
+
+# ping_both MODE NAME: A and B ping each other through the tunnel, IPv6 inside ip6ip6, else IPv4.
+ping_both() {
+	if [ "$1" = ip6ip6 ]; then
+		check "$2: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
+		check "$2: ping6 B -> A" nb ping -6 -c 3 -i 0.2 -W 2 -q $A6
+	else
+		check "$2: ping A -> B" na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN
+		check "$2: ping B -> A" nb ping -4 -c 3 -i 0.2 -W 2 -q $A4IN
+	fi
+}

@@ -42,17 +42,6 @@ no_drops() {	# no_drops NAME: nothing else dropped at either end since tunnel6
 	expect_eq "$1: no drop at B" "$(( $(other_drops "$PID_B") - D0_B ))" 0
 }
 
-# ping_both MODE NAME
-ping_both() {
-	if [ "$1" = ip6ip6 ]; then
-		check "$2: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
-		check "$2: ping6 B -> A" nb ping -6 -c 3 -i 0.2 -W 2 -q $A6
-	else
-		check "$2: ping A -> B" na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN
-		check "$2: ping B -> A" nb ping -4 -c 3 -i 0.2 -W 2 -q $A4IN
-	fi
-}
-
 for encap in fou gue; do
 	for mode in ip6ip6 ipip6; do
 		a=$B6 b=$A6

@@ -65,8 +65,7 @@ for tso in on off; do
 	tunnel6 ip6ip6
 	na ethtool -K "$TUN" tso "$tso" >/dev/null
 	nb ethtool -K "$TUN" tso "$tso" >/dev/null
-	check "$name: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
-	check "$name: ping6 B -> A" nb ping -6 -c 3 -i 0.2 -W 2 -q $A6
+	ping_both ip6ip6 "$name"
 	check "$name: 200 MB A -> B, sha256 equal" transfer $B6
 	check "$name: 200 MB B -> A, sha256 equal" transfer $A6 5002 ba
 	if [ "$tso" = on ]; then
@@ -89,8 +88,7 @@ done
 # ---- ipip6 -------------------------------------------------------------------------
 setup_pair6
 tunnel6 ipip6
-check "ipip6: ping A -> B" na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN
-check "ipip6: ping B -> A" nb ping -4 -c 3 -i 0.2 -W 2 -q $A4IN
+ping_both ipip6 ipip6
 check "ipip6: 200 MB A -> B, sha256 equal" transfer $B4IN
 check "ipip6: IPv6 is not carried" bash -c "! ip netns exec $NS_A ping -6 -c 1 -W 1 -q $B6 >/dev/null"
 expect_ge "ipip6: IPv6 counted as tx_mode" "$(ctr "$PID_A" drop_tx_mode)" 1
@@ -102,10 +100,8 @@ teardown
 # ---- any: both inner versions ------------------------------------------------------
 setup_pair6
 tunnel6 any
-check "any: ping6 A -> B" na ping -6 -c 3 -i 0.2 -W 2 -q $B6
-check "any: ping6 B -> A" nb ping -6 -c 3 -i 0.2 -W 2 -q $A6
-check "any: ping A -> B" na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN
-check "any: ping B -> A" nb ping -4 -c 3 -i 0.2 -W 2 -q $A4IN
+ping_both ip6ip6 any
+ping_both ipip6 any
 no_drops "any"
 teardown
 
