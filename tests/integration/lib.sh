@@ -597,3 +597,20 @@ ping_both() {
 		check "$2: ping B -> A" nb ping -4 -c 3 -i 0.2 -W 2 -q $A4IN
 	fi
 }
+
+# tshark_start CAP FILTER: tshark on A's va (capture FILTER) into CAP, once it captures.
+tshark_start() {
+	# Not through na(): $! must be tshark itself, for tshark_stop's SIGINT.
+	ip netns exec "$NS_A" tshark -i va -f "$2" -a duration:60 -w "$1" -q \
+		2>"$LOGDIR/tshark.log" &
+	TSHARK_PID=$!
+	for _ in $(seq 100); do grep -q Capturing "$LOGDIR/tshark.log" && break; sleep 0.1; done
+	sleep 0.5	# "Capturing" can come a moment before the capture does
+}
+
+# tshark_stop: half a second for the last packets, then tshark_start's tshark ends.
+tshark_stop() {
+	sleep 0.5
+	kill -INT "$TSHARK_PID"
+	wait "$TSHARK_PID"
+}

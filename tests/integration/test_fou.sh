@@ -46,11 +46,7 @@ for kind in fou-sit fou-ipip gue-sit; do
 	setup_pair
 	setup_tunnel $mode encap $encap encap-dport $PORT encap-csum
 	cap=$LOGDIR/$kind.pcapng
-	ip netns exec "$NS_A" tshark -i va -f "udp port $PORT" -a duration:60 -w "$cap" -q \
-		2>"$LOGDIR/tshark.log" &
-	tpid=$!
-	for _ in $(seq 100); do grep -q Capturing "$LOGDIR/tshark.log" && break; sleep 0.1; done
-	sleep 0.5	# "Capturing" can come a moment before the capture does
+	tshark_start "$cap" "udp port $PORT"
 	if [ $mode = sit ]; then
 		na ping -6 -c 3 -i 0.2 -W 2 -q $B6 >/dev/null
 		inner=ipv6 icmp=icmpv6
@@ -58,9 +54,7 @@ for kind in fou-sit fou-ipip gue-sit; do
 		na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN >/dev/null
 		inner=ip icmp=icmp
 	fi
-	sleep 0.5
-	kill -INT $tpid
-	wait $tpid
+	tshark_stop
 	total=$(tshark -r "$cap" -Y "udp.port == $PORT" 2>/dev/null | wc -l)
 	expect_ge "$kind: echo requests and replies captured" "$total" 6
 	# The outer IPv4 ID changes from packet to packet, as on the kernel's fou packets

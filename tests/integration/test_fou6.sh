@@ -77,19 +77,13 @@ done
 # capture NAME: run tshark on A's underlay while pinging B through the tunnel (mode as set).
 capture() {
 	CAP=$LOGDIR/$1.pcapng
-	ip netns exec "$NS_A" tshark -i va -f "ip6 and not icmp6" -a duration:60 -w "$CAP" -q \
-		2>"$LOGDIR/tshark.log" &
-	local tpid=$!
-	for _ in $(seq 100); do grep -q Capturing "$LOGDIR/tshark.log" && break; sleep 0.1; done
-	sleep 0.5	# "Capturing" can come a moment before the capture does
+	tshark_start "$CAP" "ip6 and not icmp6"
 	if [ "$2" = ip6ip6 ]; then
 		na ping -6 -c 3 -i 0.2 -W 2 -q $B6 >/dev/null
 	else
 		na ping -4 -c 3 -i 0.2 -W 2 -q $B4IN >/dev/null
 	fi
-	sleep 0.5
-	kill -INT $tpid
-	wait $tpid
+	tshark_stop
 }
 
 # fields FILTER FIELD...: one line per packet of the capture, tshark checking UDP sums.
