@@ -600,6 +600,9 @@ ping_both() {
 
 # tshark_start CAP FILTER: tshark on A's va (capture FILTER) into CAP, once it captures.
 tshark_start() {
+	# The last capture's "Capturing" must not be read before this tshark's shell
+	# truncates the log (test_ip6tnl_pmtu.sh's capture_tun empties it first too).
+	: >"$LOGDIR/tshark.log"
 	# Not through na(): $! must be tshark itself, for tshark_stop's SIGINT.
 	ip netns exec "$NS_A" tshark -i va -f "$2" -a duration:60 -w "$1" -q \
 		2>"$LOGDIR/tshark.log" &
