@@ -183,6 +183,15 @@ tun_up() {
 	[ -z "$a4" ] || ip -n "$ns" addr add "$a4/24" dev "$dev"
 }
 
+# addr_of NS: $TUN's addresses in NS, link-locals left out, sorted, comma-separated.
+addr_of() { ip -n "$1" -o addr show dev "$TUN" | awk '{ print $4 }' | grep -v '^fe80' | sort | paste -sd,; }
+# routes_of NS: the IPv4 routes sitd put on $TUN in NS (proto static), as addr_of.
+routes_of() { ip -n "$1" -o route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
+# routes6_of NS: the same for IPv6.
+routes6_of() { ip -n "$1" -o -6 route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
+# ifindex_of NS: $TUN's ifindex in NS.
+ifindex_of() { ip -n "$1" -o link show "$TUN" | cut -d: -f1; }
+
 # Three namespaces, A - R - B, R a router whose link toward B has MTU $1:
 #
 #   A va 192.0.2.1/24 === ra 192.0.2.254/24  R  rb 203.0.113.254/24 === vb 203.0.113.2/24 B

@@ -32,9 +32,6 @@ PID_A=$LAST_PID
 start_b ""
 
 quiet() { "$@" >/dev/null; }
-addr_of() { ip -n "$1" -o addr show dev "$TUN" | awk '{ print $4 }' | grep -v '^fe80' | sort | paste -sd,; }
-routes6_of() { ip -n "$1" -o -6 route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
-ifindex_of() { ip -n "$1" -o link show "$TUN" | cut -d: -f1; }
 
 expect_eq "after start: A's address from the stanza" "$(addr_of "$NS_A")" "$A6/64"
 expect_eq "after start: A's route from the stanza" "$(routes6_of "$NS_A")" "2001:db8:99::/48"

@@ -30,11 +30,6 @@ PID_A=$LAST_PID
 start_sitd "$NS_B" sitd-b "$TUN" mode sit remote $A4 local $B4 address $B6/64
 PID_B=$LAST_PID
 
-addr_of() { ip -n "$1" -o addr show dev "$TUN" | awk '{ print $4 }' | grep -v '^fe80' | sort | paste -sd,; }
-routes_of() { ip -n "$1" -o route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
-routes6_of() { ip -n "$1" -o -6 route show dev "$TUN" proto static | awk '{ print $1 }' | sort | paste -sd,; }
-ifindex_of() { ip -n "$1" -o link show "$TUN" | cut -d: -f1; }
-
 expect_eq "after start: A's address, and the device up" "$(addr_of "$NS_A")" "$A6/64"
 check "... up" bash -c "ip -n $NS_A link show $TUN | grep -q ',UP'"
 expect_eq "after start: A's IPv4 route" "$(routes_of "$NS_A")" "203.0.113.0/24"
