@@ -283,16 +283,18 @@ cell_ipip_ping() {
 # TCP through sit both ways: host -> VM with socat/busybox nc, the VM's copy back,
 # sha256 compared at each end.
 # tcp_transfer DESC "SITD ARGS" "KERNEL ARGS" [VM PREP] [CHECK: called with 1000 before the result]
-# TCP_UP: the command that brings the tunnels up (default: tunnels sit)
+# TCP_UP: the command that brings the tunnels up (default: tunnels sit); TCP_FAM=4: over
+# the inner IPv4 addresses (default 6)
 tcp_transfer() {
-	local desc=$1 mb=${INTEROP_MB:-20} sum vsum rsum t
+	local desc=$1 mb=${INTEROP_MB:-20} sum vsum rsum t fam=${TCP_FAM:-6} to_v="[$V6]" to_h=$H6
+	[ "$fam" = 4 ] && to_v=$V4IN to_h=$H4IN
 	${TCP_UP:-tunnels sit} "$2" "$3" "${4:-}" || { result "$desc: TCP ${mb} MB"; return; }
 	[ -s "$LOGDIR/data.bin" ] || head -c $((mb * 1048576)) /dev/urandom >"$LOGDIR/data.bin"
 	sum=$(sha256sum <"$LOGDIR/data.bin" | cut -d' ' -f1)
 	vm 'rm -f /tmp/rx.bin; (nc -l -p 5001 >/tmp/rx.bin </dev/null 2>/tmp/nc.err &) ' >/dev/null
 	sleep 0.5
 	t=$EPOCHREALTIME
-	timeout 300 ip netns exec "$NS" socat -u "FILE:$LOGDIR/data.bin" "TCP6:[$V6]:5001" 2>"$LOGDIR/socat-tx.err" ||
+	timeout 300 ip netns exec "$NS" socat -u "FILE:$LOGDIR/data.bin" "TCP$fam:$to_v:5001" 2>"$LOGDIR/socat-tx.err" ||
 		bad "host->VM: socat: $(head -2 "$LOGDIR/socat-tx.err")"
 	# wait for the VM's nc to see the end
 	VM_TIMEOUT=30 vm 'for i in $(seq 200); do pidof nc >/dev/null || break; sleep 0.1; done; pidof nc >/dev/null && kill $(pidof nc)' >/dev/null
@@ -301,11 +303,11 @@ tcp_transfer() {
 	vsum=$(VM_TIMEOUT=120 vm 'sha256sum </tmp/rx.bin | cut -d" " -f1')
 	[ "$vsum" = "$sum" ] || bad "host->VM: VM got sha256 '$vsum' ($(vm 'wc -c </tmp/rx.bin') bytes), sent $sum"
 	t=$EPOCHREALTIME
-	h socat -u "TCP6-LISTEN:5002,reuseaddr" "CREATE:$LOGDIR/back.bin" 2>"$LOGDIR/socat-rx.err" &
+	h socat -u "TCP$fam-LISTEN:5002,reuseaddr" "CREATE:$LOGDIR/back.bin" 2>"$LOGDIR/socat-rx.err" &
 	local lp=$!
 	BG_PIDS+=("$lp")
 	sleep 0.3
-	VM_TIMEOUT=300 vm "nc $H6 5002 </tmp/rx.bin" >/dev/null || bad "VM->host: nc failed"
+	VM_TIMEOUT=300 vm "nc $to_h 5002 </tmp/rx.bin" >/dev/null || bad "VM->host: nc failed"
 	for _ in $(seq 100); do kill -0 $lp 2>/dev/null || break; sleep 0.1; done
 	kill $lp 2>/dev/null
 	local t2
@@ -973,6 +975,9 @@ cell_ipip6_ping() {
 	tunnels6 ipip6 "" "" && ping_both 4 "0 1 56 1000 1424 1425 3000"
 	result "ipip6: ping both ways, payloads 0 1 56 1000 1424 (largest unfragmented) 1425 3000 (fragmented inner)"
 }
+cell_ipip6_tcp() {
+	TCP_UP="tunnels6 ipip6" TCP_FAM=4 tcp_transfer ipip6 "" ""
+}
 # The outer header of sitd's echo requests and of the kernel's, captured on the tap,
 # each field in every header that has it (outer, inner): next header, hop limit, the
 # Destination Options header's next header and length (8-octet units beyond the first
@@ -1427,7 +1432,7 @@ CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring ce
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
 	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap
-	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
+	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ipip6_tcp cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
 	cell_ip6ip6_inherit cell_ip6ip6_fixed
 	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6
 	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router cell_ipip6_pmtu_router_address
