@@ -944,7 +944,7 @@ cell_isatap() {
 # on the tap, U6H (sitd) and U6V (the VM), each end `ip -6 tunnel` with the same words.
 U6H=2001:db8:f::1 U6V=2001:db8:f::2
 # tunnels6 MODE "SITD ARGS" "KERNEL ARGS": sitd's ip6t1 and the kernel's, mode ip6ip6
-# (inner H6/V6) or ipip6 (inner H4IN/V4IN), in the order tunnels() explains.
+# (inner H6/V6), ipip6 (inner H4IN/V4IN) or any (both), in the order tunnels() explains.
 tunnels6() {
 	local mode=$1 sargs=$2 kargs=$3
 	teardown
@@ -955,12 +955,13 @@ tunnels6() {
 	sitd_up ip6t1 mode $mode remote $U6V local $U6H $sargs || return 1
 	vm "ip -6 tunnel add ip6t1 mode $mode remote $U6H local $U6V $kargs || exit 1
 	    ip link set ip6t1 up
-	    [ $mode = ip6ip6 ] && ip addr add $V6/64 dev ip6t1 nodad
-	    [ $mode = ipip6 ] && ip addr add $V4IN/24 dev ip6t1
+	    [ $mode = ipip6 ] || ip addr add $V6/64 dev ip6t1 nodad
+	    [ $mode = ip6ip6 ] || ip addr add $V4IN/24 dev ip6t1
 	    exit 0" >"$LOGDIR/vm-tunnel.log" 2>&1 ||
 		{ bad "kernel tunnel: ip -6 tunnel add ip6t1 mode $mode ... $kargs: $(tr '\n' ' ' <"$LOGDIR/vm-tunnel.log")"; return 1; }
 	h ip link set ip6t1 up
-	if [ "$mode" = ip6ip6 ]; then h ip addr add $H6/64 dev ip6t1 nodad; else h ip addr add $H4IN/24 dev ip6t1; fi
+	[ "$mode" = ipip6 ] || h ip addr add $H6/64 dev ip6t1 nodad
+	[ "$mode" = ip6ip6 ] || h ip addr add $H4IN/24 dev ip6t1
 	sleep 0.2
 }
 cell_ip6ip6_ping() {
@@ -977,6 +978,41 @@ cell_ipip6_ping() {
 }
 cell_ipip6_tcp() {
 	TCP_UP="tunnels6 ipip6" TCP_FAM=4 tcp_transfer ipip6 "" ""
+}
+# df_over FAM SIZE MTU: a DF ping of SIZE (one byte over the largest) from each end,
+# refused by its own stack with mtu=MTU: sitd's device MTU as the kernel's.
+df_over() {
+	local fam=$1 s=$2 mtu=$3 to_v=$V6 to_h=$H6 out
+	[ "$fam" = 4 ] && to_v=$V4IN to_h=$H4IN
+	out=$(h bash -c "$PTB_PROBE; fam=$fam dst=$to_v; one $s over")
+	[ "$(ptb_field "$out" over mtu)" = "$mtu" ] || bad "host->VM DF ping -$fam -s $s: $(grep '^over:' <<<"$out"), want mtu=$mtu"
+	out=$(vm "$PTB_PROBE
+fam=$fam dst=$to_h; one $s over")
+	[ "$(ptb_field "$out" over mtu)" = "$mtu" ] || bad "VM->host DF ping -$fam -s $s: $(grep '^over:' <<<"$out"), want mtu=$mtu"
+}
+# `mode any` (ip -6 tunnel add ... mode any): one device carries IPv6 and IPv4, on the
+# tap behind the encapsulation limit option (next header 60) with next header 41 or 4.
+cell_any6_ping() {
+	local who src p n
+	if tunnels6 any "" "" && cap_start any6; then
+		ping_both 6 "0 56 1404 1405"
+		ping_both 4 "0 56 1424 1425"
+		df_over 6 1405 1452
+		df_over 4 1425 1452
+		cap_stop
+		for who in sitd kernel; do
+			[ $who = sitd ] && src=$U6H || src=$U6V
+			for p in 41 4; do
+				n=$(cap_fields "ipv6.src==$src && ipv6.nxt==60 && ipv6.dstopts.nxt==$p" ipv6.nxt | grep -c .)
+				[ "$n" -ge 6 ] || bad "$who: $n outer packets with next headers 60, $p, want >= 6"
+			done
+		done
+	fi
+	result "ip6tnl mode any: ping6 (0 56 1404 1405) and ping (0 56 1424 1425) both ways through one device, DF 1405 / 1425 refused with mtu 1452, outer next headers 60+41 and 60+4, sitd as the kernel"
+}
+cell_any6_tcp() {
+	TCP_UP="tunnels6 any" tcp_transfer "ip6tnl mode any (inner IPv6)" "" ""
+	TCP_UP="tunnels6 any" TCP_FAM=4 tcp_transfer "ip6tnl mode any (inner IPv4)" "" ""
 }
 # The outer header of sitd's echo requests and of the kernel's, captured on the tap,
 # each field in every header that has it (outer, inner): next header, hop limit, the
@@ -1432,7 +1468,7 @@ CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring ce
 	cell_sit_ecn cell_ipip_ecn
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
 	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap
-	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ipip6_tcp cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
+	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ipip6_tcp cell_any6_ping cell_any6_tcp cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
 	cell_ip6ip6_inherit cell_ip6ip6_fixed
 	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6
 	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router cell_ipip6_pmtu_router_address
