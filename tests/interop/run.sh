@@ -1088,39 +1088,72 @@ cell_ip6ip6_nolimit_hoplimit() {
 	result "ip6ip6, encaplimit none, hoplimit 33: no Destination Options (outer next header 41), outer hop limit 33, at sitd and at the kernel"
 }
 
-# fields6_lines SRC: "HLIM TCLASS FLOW" of each echo request from SRC, outer fields, the
-# flow label written "inner" when the outer one equals the inner packet's
+# fields6_lines SRC FILTER: "HLIM TCLASS FLOW" of each packet from SRC matching FILTER,
+# outer fields, the flow label written "inner" when the outer one equals the inner
+# IPv6 packet's (an inner IPv4 packet has none: the outer label as it is)
 fields6_lines() {
-	tshark -r "$CAP" -Y "ipv6.src==$1 && icmpv6.type==128" -T fields -E occurrence=a -E aggregator=, \
+	tshark -r "$CAP" -Y "ipv6.src==$1 && $2" -T fields -E occurrence=a -E aggregator=, \
 		-E separator="|" -e ipv6.hlim -e ipv6.tclass -e ipv6.flow 2>/dev/null |
 		awk -F"|" '{ split($1, h, ","); split($2, t, ","); split($3, f, ",");
-			print h[1], t[1], (f[1] == f[2] ? "inner" : f[1]) }'
+			print h[1], t[1], (f[2] != "" && f[1] == f[2] ? "inner" : f[1]) }'
 }
-# fields6 NAME "ARGS" WANT: ip6ip6 with ARGS at sitd and at the kernel, echo requests with
-# hop limit 33 and traffic class 0x28 each way; each end's outer "HLIM TCLASS FLOW" (as
-# tshark prints them) must be WANT for its three, sitd's as the kernel's (ip6_tnl_xmit,
-# ipxip6_tnl_xmit; hop limit 0 copies the inner one)
+# fields6 MODE NAME "ARGS" WANT6 WANT4: MODE (ip6ip6, ipip6 or any: both) with ARGS at
+# sitd and at the kernel, echo requests with hop limit / TTL 33 and traffic class / TOS
+# 0x28 each way over each inner family MODE carries; each end's outer "HLIM TCLASS FLOW"
+# (as tshark prints them) must be WANT6 (inner IPv6) or WANT4 (inner IPv4) for its
+# three, sitd's as the kernel's (ip6_tnl_xmit, ipxip6_tnl_xmit; hop limit 0 copies the
+# inner one). FLOW "auto": the kernel's ip6_make_flowlabel, a hash of the inner flow
+# (an inner IPv4 packet has no label to inherit; the kernel's hash is keyed at boot, so
+# the value is not sitd's): non-zero, one for the three of a flow.
 fields6() {
-	local name=$1 args=$2 want=$3 who src lines
-	tunnels6 ip6ip6 "$args" "$args" || return 1
-	cap_start "fields6-$name" || return 1
-	h ping -6 -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $V6 >/dev/null 2>&1
-	vm "ping -6 -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $H6" >/dev/null 2>&1
+	local mode=$1 name=$2 targs=$3 who src lines fam want filter to_v to_h
+	tunnels6 $mode "$targs" "$targs" || return 1
+	cap_start "fields6-$mode-$name" || return 1
+	for fam in 6 4; do
+		[ $fam = 6 ] && [ $mode = ipip6 ] && continue
+		[ $fam = 4 ] && [ $mode = ip6ip6 ] && continue
+		if [ $fam = 6 ]; then to_v=$V6 to_h=$H6; else to_v=$V4IN to_h=$H4IN; fi
+		h ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $to_v >/dev/null 2>&1
+		vm "ping -$fam -n -c 3 -i 0.2 -W 2 -Q 0x28 -t 33 $to_h" >/dev/null 2>&1
+	done
 	cap_stop
-	for who in sitd kernel; do
-		[ $who = sitd ] && src=$U6H || src=$U6V
-		lines=$(fields6_lines $src | sort | uniq -c | sed 's/^ *//')
-		echo "$name $who: $lines" >>"$LOGDIR/fields6.txt"
-		[ "$lines" = "3 $want" ] || bad "$who ($args): outer hop limit, traffic class, flow label '$(tr '\n' ';' <<<"$lines")', want '3 $want'"
+	for fam in 6 4; do
+		if [ $fam = 6 ]; then want=$4 filter="icmpv6.type==128"; else want=$5 filter="icmp.type==8"; fi
+		[ "$want" = - ] && continue
+		for who in sitd kernel; do
+			[ $who = sitd ] && src=$U6H || src=$U6V
+			lines=$(fields6_lines $src "$filter" | sort | uniq -c | sed 's/^ *//')
+			echo "$mode $name $who inner IPv$fam: $lines" >>"$LOGDIR/fields6.txt"
+			# auto: one non-zero label for the three
+			[ "${want##* }" = auto ] && [ "$(grep -c . <<<"$lines")" = 1 ] &&
+				[ "$(( ${lines##* } ))" != 0 ] && lines="${lines% *} auto"
+			[ "$lines" = "3 $want" ] || bad "$who ($mode $targs, inner IPv$fam): outer hop limit, traffic class, flow label '$(tr '\n' ';' <<<"$lines")', want '3 $want'"
+		done
 	done
 }
 cell_ip6ip6_inherit() {
-	fields6 inherit "hoplimit 0 tclass inherit flowlabel inherit" "33 0x00000028 inner"
+	fields6 ip6ip6 inherit "hoplimit 0 tclass inherit flowlabel inherit" "33 0x00000028 inner" -
 	result "ip6ip6, hoplimit 0, tclass inherit, flowlabel inherit: the inner hop limit (33), traffic class (0x28) and flow label outside, sitd as the kernel"
 }
 cell_ip6ip6_fixed() {
-	fields6 fixed "hoplimit 17 tclass 0x48 flowlabel 0x12345" "17 0x00000048 0x012345"
+	fields6 ip6ip6 fixed "hoplimit 17 tclass 0x48 flowlabel 0x12345" "17 0x00000048 0x012345" -
 	result "ip6ip6, hoplimit 17, tclass 0x48, flowlabel 0x12345: those outer fields, sitd as the kernel"
+}
+cell_ipip6_inherit() {
+	fields6 ipip6 inherit "hoplimit 0 tclass inherit flowlabel inherit" - "33 0x00000028 auto"
+	result "ipip6, hoplimit 0, tclass inherit, flowlabel inherit: the inner TTL (33) and TOS (0x28) outside, the flow label a non-zero hash of the inner flow (no inner label), sitd as the kernel"
+}
+cell_ipip6_fixed() {
+	fields6 ipip6 fixed "hoplimit 17 tclass 0x48 flowlabel 0x12345" - "17 0x00000048 0x012345"
+	result "ipip6, hoplimit 17, tclass 0x48, flowlabel 0x12345: those outer fields, sitd as the kernel"
+}
+cell_any6_inherit() {
+	fields6 any inherit "hoplimit 0 tclass inherit flowlabel inherit" "33 0x00000028 inner" "33 0x00000028 auto"
+	result "ip6tnl mode any, hoplimit 0, tclass inherit, flowlabel inherit, one device: inner IPv6 as ip6ip6's (33, 0x28, its label), inner IPv4 as ipip6's (33, 0x28, a hash), sitd as the kernel"
+}
+cell_any6_fixed() {
+	fields6 any fixed "hoplimit 17 tclass 0x48 flowlabel 0x12345" "17 0x00000048 0x012345" "17 0x00000048 0x012345"
+	result "ip6tnl mode any, hoplimit 17, tclass 0x48, flowlabel 0x12345, one device: those outer fields over both inner families, sitd as the kernel"
 }
 
 # 11 --------------------------------------------------------------------------
@@ -1469,7 +1502,7 @@ CELLS=(cell_sit_ping cell_ipip_ping cell_tcp cell_sit_ping_ring cell_tcp_ring ce
 	cell_sit_fou cell_sit_fou_csum cell_sit_gue cell_sit_gue_csum cell_ipip_fou cell_ipip_gue_csum cell_fou_id cell_tcp_fou
 	cell_sit_nopmtudisc cell_ipip_nopmtudisc cell_any cell_nonxt cell_6to4 cell_6rd cell_isatap
 	cell_ip6ip6_ping cell_ip6ip6_tcp cell_ipip6_ping cell_ipip6_tcp cell_any6_ping cell_any6_tcp cell_ip6ip6_encaplimit cell_ip6ip6_nolimit_hoplimit
-	cell_ip6ip6_inherit cell_ip6ip6_fixed
+	cell_ip6ip6_inherit cell_ip6ip6_fixed cell_ipip6_inherit cell_ipip6_fixed cell_any6_inherit cell_any6_fixed
 	cell_ip6ip6_fou6 cell_ipip6_fou6_nocsum cell_ip6ip6_gue6 cell_ipip6_gue6 cell_tcp_fou6
 	cell_ip6ip6_pmtu_router cell_ipip6_pmtu_router cell_ipip6_pmtu_router_address
 	cell_any6_pmtu_router cell_ip6ip6_fou6_pmtu_router cell_ipip6_gue6_pmtu_router cell_ip6ip6_fou6_pmtu_auto)
