@@ -253,7 +253,8 @@ static void raw6_bind(struct worker *w, int fd, const uint8_t *src)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
 
-	if (!memcmp(w->raw6_src, src, 16) || IN6_IS_ADDR_LINKLOCAL((const struct in6_addr *)src))
+	/* fe80::/10 by its bytes: src is the tx state's, not aligned as an in6_addr. */
+	if (!memcmp(w->raw6_src, src, 16) || (src[0] == 0xfe && (src[1] & 0xc0) == 0x80))
 		return;
 	if (w->raw6_src_retry) {
 		w->raw6_src_retry--;
