@@ -776,7 +776,7 @@ static void test_text_stats(void **state)
 
 	(void)state;
 	setup_shown(c, 2);
-	stats[1].drop[SITD_DROP_MAX - 1] = UINT64_MAX;
+	stats[1].drop[SITD_DROP_tun_write_error] = UINT64_MAX;
 	len = format(2, true, false);
 	assert_int_equal(occurrences(buf, "\n"), 2 * (2 + NCTR + SITD_DROP_MAX));
 	assert_int_equal(buf[len - 1], '\n');
