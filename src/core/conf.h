@@ -181,6 +181,17 @@ static inline unsigned sitd_encap_len(const struct sitd_conf *c)
 	return ip + (c->encap == SITD_ENCAP_FOU ? 8u : c->encap == SITD_ENCAP_GUE ? 12u : 0u);
 }
 
+/*
+ * fou6 sending from another port than encap-dport (auto among them): a router's Packet
+ * Too Big quotes a source port no socket owns, so only an ICMPv6 raw socket hears it
+ * (icmperr.h sitd_ptb6_parse; the monitor's PRIV_ICMP6_PTB_OPEN).
+ */
+static inline bool sitd_conf_needs_ptb6(const struct sitd_conf *c)
+{
+	return c->outer == SITD_OUTER_IPV6 && c->encap != SITD_ENCAP_NONE &&
+	       c->encap_sport != c->encap_dport;
+}
+
 /* Outer protocol for an inner packet of this version: 41 for IPv6, 4 for IPv4. */
 static inline uint8_t sitd_outer_proto(unsigned ip_version)
 {

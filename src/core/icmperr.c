@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/icmp.h"
+#include "core/stats.h"
 #include "core/wire.h"
 
 enum {
@@ -171,6 +172,58 @@ static size_t err6_enc_lim(const uint8_t *q, size_t len)
 	return 0;
 }
 
+/*
+ * fou6 (gue6_err, fou6_err): the quoted chain at off must end in UDP to encap-dport; then
+ * the inner packet's offset past the UDP and GUE headers and its protocol (*proto), found
+ * as the receive finds it (rx.c udp_payload), or -1.
+ */
+static long err6_udp(const struct sitd_conf *c, const uint8_t *q, size_t len, long off,
+		     uint8_t *proto)
+{
+	size_t o = (size_t)off;
+
+	if (*proto != IPPROTO_UDP || o + UDP_HDR_LEN + 1 > len || rd16(q + o + 2) != c->encap_dport)
+		return -1;
+	o += UDP_HDR_LEN;
+	if (c->encap == SITD_ENCAP_GUE && (q[o] >> 6) == 0) {
+		/* Version 0: Ver|C|Hlen, Proto; a control message is not about our data. */
+		if (o + GUE_HDR_LEN > len || (q[o] & 0x20))
+			return -1;
+		*proto = q[o + 1];
+		o += GUE_HDR_LEN + (size_t)(q[o] & 0x1f) * 4;
+	} else if (c->encap == SITD_ENCAP_GUE && (q[o] >> 6) != 1) {
+		return -1;
+	} else if (c->encap == SITD_ENCAP_GUE || c->mode == SITD_MODE_ANY) {
+		/* GUE version 1 ("direct IP") and FOU of mode any: the version nibble says. */
+		*proto = sitd_outer_proto(ip_version(q + o));
+	} else {
+		*proto = (uint8_t)c->mode;	/* FOU: the port's ipproto */
+	}
+	return o > len ? -1 : (long)o;
+}
+
+int sitd_ptb6_parse(const uint8_t *m, size_t len, struct sitd_ptb6 *p)
+{
+	const uint8_t *q = m + ICMP_HDR_LEN;
+	size_t qlen;
+	uint8_t proto;
+	long off;
+
+	if (len < ICMP_HDR_LEN + IPV6_HDR_LEN || m[0] != ICMP6_PACKET_TOO_BIG || m[1] != 0)
+		return SITD_DROP_ptb6_malformed;
+	qlen = len - ICMP_HDR_LEN;
+	if (ip_version(q) != 6)
+		return SITD_DROP_ptb6_malformed;
+	off = err6_skip(q, qlen, &proto);
+	if (off < 0 || proto != IPPROTO_UDP || (size_t)off + UDP_HDR_LEN > qlen)
+		return SITD_DROP_ptb6_not_udp;
+	p->mtu = rd32(m + 4);
+	p->quoted = q;
+	p->len = qlen;
+	p->dport = rd16(q + off + 2);
+	return 0;
+}
+
 static bool err6_any(const uint8_t *a)
 {
 	return ip6_addr_is_unspecified(a);
@@ -195,6 +248,8 @@ enum sitd_err_action sitd_icmp6_err(const struct sitd_conf *c, const struct sitd
 	    (!err6_any(c->local6) && memcmp(q + IP6_SRC, c->local6, 16)))
 		return ERR_NOT_OURS;
 	off = err6_skip(q, e->len, &proto);
+	if (off >= 0 && c->encap != SITD_ENCAP_NONE)
+		off = err6_udp(c, q, e->len, off, &proto);
 	if (off < 0 || (size_t)off + 8 > e->len || (proto != IPPROTO_IPV6 && proto != IPPROTO_IPIP) ||
 	    (c->mode != SITD_MODE_ANY && proto != (uint8_t)c->mode))
 		return ERR_NOT_OURS;

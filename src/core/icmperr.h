@@ -75,7 +75,9 @@ struct sitd_err6 {
  * tunnel the caller found with sitd_table6_lookup(quoted dst, quoted src, link).  Ours:
  * an IPv6 packet from local6 to remote6 (each unless any) whose header chain
  * (ipv6_skip_exthdr) ends in a next header the mode carries, with 8 bytes after it
- * (icmpv6_notify); else ERR_NOT_OURS.  Then:
+ * (icmpv6_notify); for FOU/GUE over IPv6 (fou6) in UDP to encap-dport, then the GUE
+ * header (gue6_err: version 0 without options, or 1) and the inner protocol as the
+ * receive finds it; else ERR_NOT_OURS.  Then:
  *
  *	Destination Unreachable (any code), Time Exceeded code 0, Parameter Problem code 0
  *	whose pointer is the value byte of an Encapsulation Limit option of 0 in the
@@ -96,6 +98,26 @@ struct sitd_err6 {
  */
 enum sitd_err_action sitd_icmp6_err(const struct sitd_conf *c, const struct sitd_err6 *e, uint8_t *out,
 				    size_t cap, size_t *out_len, uint32_t *pmtu);
+
+/*
+ * FOU/GUE over IPv6 with `encap-sport auto` (or any encap-sport other than encap-dport):
+ * a router's Packet Too Big quotes a UDP packet from a port no socket owns, so
+ * __udp6_lib_err hands it to nobody.  sitd reads it from an ICMPv6 raw socket that
+ * passes only type 2 (ICMP6_FILTER): m[0..len) as such a socket gives it, from the
+ * ICMPv6 header (RFC 3542 3: no IPv6 header).  0 with *p filled, or the drop reason:
+ * SITD_DROP_ptb6_malformed (not type 2 code 0, or shorter than 8 + 40), _not_udp (the
+ * quoted chain, ipv6_skip_exthdr, ends in no whole UDP header).  The tunnel is the
+ * caller's: sitd_table6_lookup(quoted dst, quoted src), its encap-dport = p->dport,
+ * then sitd_icmp6_err with type 2 and info = p->mtu, as for an error IPV6_RECVERR gave.
+ */
+struct sitd_ptb6 {
+	uint32_t mtu;			/* as sent; sitd_icmp6_err applies the 1280 floor */
+	const uint8_t *quoted;		/* the offending outer packet, from its IPv6 header */
+	size_t len;
+	uint16_t dport;			/* the quoted UDP header's destination port */
+};
+
+int sitd_ptb6_parse(const uint8_t *m, size_t len, struct sitd_ptb6 *p);
 
 /*
  * The kernel's err_count / err_time (IPTUNNEL_ERR_TIMEO, 30 s): errors that could not be

@@ -53,7 +53,11 @@
 	X(tx_not_v4compat, "no 6rd/6to4 destination and the next hop is not ::a.b.c.d")         \
 	X(tun_read_error, "read from TUN failed")                                             \
 	X(tun_down, "device down: TUN refuses writes (the kernel's lookup skips a down tunnel)") \
-	X(tun_write_error, "write to TUN failed")
+	X(tun_write_error, "write to TUN failed")                                            \
+	X(ptb6_malformed, "fou6 ICMPv6 socket: not a Packet Too Big, or shorter than its header and a quoted IPv6 header") \
+	X(ptb6_not_udp, "fou6 ICMPv6 socket: the quoted packet's header chain ends in no whole UDP header") \
+	X(ptb6_no_tunnel, "fou6 ICMPv6 socket: no fou6 tunnel sends from the quoted source to the quoted destination") \
+	X(ptb6_wrong_port, "fou6 ICMPv6 socket: the quoted UDP destination port is not the tunnel's encap-dport")
 
 enum sitd_drop {
 #define SITD_DROP_ENUM(name, desc) SITD_DROP_##name,

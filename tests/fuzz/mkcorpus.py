@@ -648,6 +648,40 @@ def icmp6_err_seeds():
     return s
 
 
+# ---------------------------------------------------------------- fuzz_ptb6 seeds
+
+PTB_GUE, PTB_PORT = 4, 8
+
+
+def ptb6(mtu, inner, gue_proto=None, dport=5555, limit=4, cut=1232, typ=2, code=0):
+    """fuzz_ptb6.c: a router's Packet Too Big from its ICMPv6 header, quoting one of our
+    fou6 packets (the option unless limit is None, UDP from an auto port, GUE if asked)
+    cut to what fits 1280 bytes."""
+    pl = (gue(gue_proto) if gue_proto is not None else b"") + inner
+    udp = struct.pack(">HHHH", 40001, dport, 8 + len(pl), 0) + pl
+    if limit is None:
+        pkt = ipv6(LOCAL6, REMOTE6, 17, udp)
+    else:
+        pkt = ipv6(LOCAL6, REMOTE6, IPPROTO_DSTOPTS,
+                   struct.pack(">BBBBBBBB", 17, 0, 4, 1, limit, 1, 1, 0) + udp)
+    return struct.pack(">BBHI", typ, code, 0, mtu) + pkt[:cut]
+
+
+def ptb6_seeds():
+    big6 = tcp6_packet(1380, partial=False)
+    big4 = tcp4_packet(1400, partial=False)
+    return {
+        "fou_ip6ip6": bytes([MODE_SIT]) + ptb6(1400, big6),
+        "gue_ipip6": bytes([MODE_IPIP | PTB_GUE]) + ptb6(1400, big4, gue_proto=4),
+        "fou_any_nolimit": bytes([MODE_ANY]) + ptb6(1400, big4, limit=None),
+        "gue_v1_any": bytes([MODE_ANY | PTB_GUE]) + ptb6(1300, big6),
+        "other_port": bytes([MODE_SIT]) + ptb6(1400, big6, dport=4789),
+        "any_port_low_mtu": bytes([MODE_SIT | PTB_PORT]) + ptb6(900, big6, dport=4789),
+        "short_udp": bytes([MODE_SIT]) + ptb6(1400, big6, cut=40 + 8 + 4),
+        "unreach": bytes([MODE_SIT]) + ptb6(0, big6, typ=1, code=3),
+    }
+
+
 # ---------------------------------------------------------------- fuzz_cli seeds
 
 def argv(*args):
@@ -1150,7 +1184,7 @@ def main():
                "fuzz_import_ifupdown": import_ifupdown_seeds(),
                "fuzz_import_networkd": import_networkd_seeds(),
                "fuzz_http": http_seeds(), "fuzz_mss": mss_seeds(),
-               "fuzz_keepalive": ka_seeds()}
+               "fuzz_keepalive": ka_seeds(), "fuzz_ptb6": ptb6_seeds()}
     for target, seeds in targets.items():
         # fuzz_tx covers two outer families and fou6, the others one.
         assert len(seeds) < (48 if target == "fuzz_tx" else 32), target
