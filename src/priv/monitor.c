@@ -60,7 +60,7 @@ struct owned {
 /* The sockets the monitor hands out, counted against what the configuration needs. */
 enum grant {
 	G_RAW41, G_RAW4, G_RAW_SEND, G_ICMP6, G_UDP_RX, G_UDP_TX, G_PACKET, G_RING,
-	G_RAW6_41, G_RAW6_4, G_RAW6_SEND, G_NETNS_NL, G_UDP6_RX, G_COUNT
+	G_RAW6_41, G_RAW6_4, G_RAW6_SEND, G_NETNS_NL, G_UDP6_RX, G_ICMP6_PTB, G_COUNT
 };
 
 static const char *const grant_name[G_COUNT] = {
@@ -68,7 +68,7 @@ static const char *const grant_name[G_COUNT] = {
 	"ICMPv6 sockets", "UDP receive sockets", "UDP send sockets", "AF_PACKET sockets",
 	"AF_PACKET rings", "IPv6 raw sockets for next header 41", "IPv6 raw sockets for next header 4",
 	"IPv6 raw send sockets", "netlink sockets in other namespaces",
-	"IPv6 UDP receive sockets",
+	"IPv6 UDP receive sockets", "ICMPv6 Packet Too Big sockets",
 };
 
 enum {
@@ -383,6 +383,15 @@ static bool any_outer6(void)
 	return false;
 }
 
+/* Some stanza is fou6 with another encap-sport than encap-dport (sitd_conf_needs_ptb6). */
+static bool any_ptb6(void)
+{
+	for (unsigned i = 0; i < mon.nconfs; i++)
+		if (sitd_conf_needs_ptb6(&mon.confs[i]))
+			return true;
+	return false;
+}
+
 static unsigned count_isatap(void)
 {
 	unsigned n = 0;
@@ -425,6 +434,7 @@ static unsigned grant_cap(enum grant g)
 	case G_RAW4:
 	case G_RAW6_41:
 	case G_RAW6_4:
+	case G_ICMP6_PTB:
 		return RAW_PER_PROTO;
 	case G_ICMP6:
 		/* One per ISATAP tunnel, opened again when it is restarted. */
@@ -753,6 +763,29 @@ static int icmp6_open(unsigned ifindex)
 }
 
 /*
+ * fou6 with encap-sport auto: Packet Too Big about packets from ports no socket owns
+ * (__udp6_lib_err finds none).  Every other type is blocked before the kernel clones
+ * anything for this socket (ipv6_raw_deliver -> icmpv6_filter), so the host's other
+ * ICMPv6 traffic costs it nothing.  Received from only; non-blocking for the worker.
+ */
+static int icmp6_ptb_open(void)
+{
+	int fd = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_ICMPV6), e;
+	struct icmp6_filter f;
+
+	if (fd < 0)
+		return -errno;
+	ICMP6_FILTER_SETBLOCKALL(&f);
+	ICMP6_FILTER_SETPASS(ICMP6_PACKET_TOO_BIG, &f);
+	if (setsockopt(fd, IPPROTO_ICMPV6, ICMP6_FILTER, &f, sizeof(f)) < 0) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/*
  * Removing TUN devices one at a time costs the kernel an rcu_barrier each
  * (netdev_run_todo): 1000 took 20 s here.  So the packet process has the devices it
  * removes put into a link group of the monitor's own (PRIV_TUN_DOOM), then asks for the
@@ -875,6 +908,12 @@ static int serve(const struct priv_req *r, struct priv_rep *rep, int *fd)
 			       "no IPv6 stanza's encap-dport is that port")) < 0)
 			return e;
 		*fd = udp6_rx_open(r->port);
+		break;
+	case PRIV_ICMP6_PTB_OPEN:
+		if ((e = grant(r, G_ICMP6_PTB, any_ptb6(),
+			       "no fou6 stanza sends from another encap-sport than its encap-dport")) < 0)
+			return e;
+		*fd = icmp6_ptb_open();
 		break;
 	case PRIV_UDP_TX_OPEN:
 		if ((e = grant(r, G_UDP_TX, udp_tx_listed(r),

@@ -69,6 +69,7 @@ int ps_raw6_open(uint8_t proto);
 int ps_raw6_send_open(void);
 int ps_udp_rx_open(uint16_t port);
 int ps_udp6_rx_open(uint16_t port);	/* FOU/GUE over IPv6: the port's socket (udp6_rx_open) */
+int ps_icmp6_ptb_open(void);		/* fou6, encap-sport auto: ICMPv6 Packet Too Big only */
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum);
 
 /*

@@ -157,6 +157,14 @@ int ps_udp6_rx_open(uint16_t port)
 	return call_fd(&r, &rep);
 }
 
+int ps_icmp6_ptb_open(void)
+{
+	struct priv_req r = { .type = PRIV_ICMP6_PTB_OPEN };
+	struct priv_rep rep;
+
+	return call_fd(&r, &rep);
+}
+
 int ps_udp_tx_open(uint32_t local, uint16_t port, const char *dev, int pmtudisc_mode, int csum)
 {
 	struct priv_req r = { .type = PRIV_UDP_TX_OPEN, .local = local, .port = port,

@@ -46,6 +46,7 @@ static const struct {
 	[PRIV_TUN_DOOM] = { "tun-doom", F_IFINDEX },
 	[PRIV_TUN_PURGE] = { "tun-purge", 0 },
 	[PRIV_UDP6_RX_OPEN] = { "udp6-rx-open", F_PORT },
+	[PRIV_ICMP6_PTB_OPEN] = { "icmp6-ptb-open", 0 },
 };
 
 const char *priv_type_name(unsigned type)

@@ -53,7 +53,9 @@ enum priv_type {
 	PRIV_TUN_PURGE,		/* the link group removed, if it holds only such devices */
 	/* FOU/GUE over IPv6 (fou6) */
 	PRIV_UDP6_RX_OPEN,	/* port (not 0): FOU/GUE over IPv6, bound to [::] -> fd */
-	PRIV_TYPE_MAX = PRIV_UDP6_RX_OPEN,
+	PRIV_ICMP6_PTB_OPEN,	/* ICMPv6 raw receiving Packet Too Big only (fou6 with another
+				 * encap-sport than encap-dport) -> fd */
+	PRIV_TYPE_MAX = PRIV_ICMP6_PTB_OPEN,
 };
 
 struct priv_req {

@@ -1048,7 +1048,7 @@ PRIV = {name: i + 1 for i, name in enumerate([
     "link-up", "addr", "route", "isatap", "config-open", "ready", "packet-tx-open",
     "ring-open", "icmp6-dev-open", "raw6-open", "raw6-send-open", "netns-nl-open",
     "netns-check", "metrics-listen", "tun-doom", "tun-purge",
-    "udp6-rx-open"])}
+    "udp6-rx-open", "icmp6-ptb-open"])}
 
 
 def privmsg_seeds():
@@ -1060,6 +1060,7 @@ def privmsg_seeds():
         "raw-send-open": privreq(PRIV["raw-send-open"]),
         "udp-rx-open": privreq(PRIV["udp-rx-open"], port=5555),
         "udp6-rx-open": privreq(PRIV["udp6-rx-open"], port=5555),
+        "icmp6-ptb-open": privreq(PRIV["icmp6-ptb-open"]),
         "udp-tx-open": privreq(PRIV["udp-tx-open"], local=0xc0000201, port=0, name=b"veth0",
                                pmtudisc=3, flag=1),
         "link-mtu": privreq(PRIV["link-mtu"], name=b"sit1", mtu=1480),

@@ -51,6 +51,11 @@ int ps_udp6_rx_open(uint16_t port)
 	return fake_socket();
 }
 
+int ps_icmp6_ptb_open(void)
+{
+	return fake_socket();
+}
+
 int ps_ring_open(uint8_t proto)
 {
 	(void)proto;

@@ -89,6 +89,7 @@ static struct priv_req valid(enum priv_type t)
 	case PRIV_RAW6_SEND_OPEN:
 	case PRIV_METRICS_LISTEN:
 	case PRIV_TUN_PURGE:
+	case PRIV_ICMP6_PTB_OPEN:
 		break;
 	}
 	return r;
@@ -295,6 +296,7 @@ static void test_raw6(void **state)
 	assert_string_equal(priv_type_name(PRIV_TUN_DOOM), "tun-doom");
 	assert_string_equal(priv_type_name(PRIV_TUN_PURGE), "tun-purge");
 	assert_string_equal(priv_type_name(PRIV_UDP6_RX_OPEN), "udp6-rx-open");
+	assert_string_equal(priv_type_name(PRIV_ICMP6_PTB_OPEN), "icmp6-ptb-open");
 }
 
 /*
@@ -308,7 +310,7 @@ static void test_unlocked_gone(void **state)
 		assert_string_not_equal(priv_type_name(t), "packet-open");
 		assert_string_not_equal(priv_type_name(t), "icmp6-open");
 	}
-	assert_int_equal(PRIV_TYPE_MAX, 23);
+	assert_int_equal(PRIV_TYPE_MAX, 24);
 }
 
 static void test_prefixes_and_routes(void **state)
