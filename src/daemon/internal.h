@@ -52,7 +52,8 @@ enum {
 
 /* What an epoll event is about: the low bits of its data, the rest a pointer. */
 enum ev_tag { EV_TUN = 0, EV_OUTER = 1, EV_UDPERR = 2, EV_STOP = 3, EV_RING = 4,
-	      EV_KA = 5 /* keepalive.c: an echo request to send */ };
+	      EV_KA = 5 /* keepalive.c: an echo request to send */,
+	      EV_PTB6 = 6 /* a fou6 port's ICMPv6 Packet Too Big socket (outer.ptb_fd) */ };
 #define EV_TAG_MASK 7u	/* the pointers are malloc's, 8-byte aligned at least */
 
 /* The raw paths of an IPv6 underlay (ip6tnl) are their own kinds: other sockets, keys. */
@@ -102,6 +103,10 @@ struct outer {
 	struct sitd_table6 *table6;	/* the same, for the IPv6 kinds */
 	/* A port that tunnels with encap-sport = encap-dport also send from. */
 	bool tx_set, tx_csum, tx_pmtudisc;
+	/* OUTER_UDP6 with a tunnel that sends from other ports (sitd_conf_needs_ptb6): its
+	 * ICMPv6 Packet Too Big socket, read by the port's worker with the port's table;
+	 * -1: none.  Kept while the port is. */
+	int ptb_fd;
 	struct outer *next;
 };
 
@@ -137,6 +142,10 @@ struct tunnel {
 	bool udp_gso;			/* UDP_SEGMENT works: one send per super-packet */
 	bool gro_off;			/* the kernel refused a merged write: written by rx */
 	uint32_t path_mtu;		/* atomic */
+	/* path_ptb6_learn: a Packet Too Big no kernel socket took (fou6 from other ports),
+	 * which the route does not know: its MTU, until when; atomic, 0: none. */
+	uint32_t ptb6_mtu;
+	uint64_t ptb6_until;
 	struct path_src6 *src6;		/* published; NULL: none known (or local6 given) */
 	struct sitd_damper damper;	/* noted by rx, consumed by tx */
 	struct sitd_addrs6 *addrs6;	/* published by the control thread; NULL: none */
@@ -314,6 +323,7 @@ void path_link_mtu(struct sitd_daemon *d, unsigned ifindex, unsigned mtu);
  * thread, woken, to read the path MTU again (path_drain), off the packet path.
  */
 void path_mtu_stale(struct worker *w, struct tunnel *t, uint32_t dst);
+void path_ptb6_learn(struct tunnel *t, uint32_t mtu);	/* a worker's; path.c */
 /* The control thread: the path MTU reads the workers asked for.  Also to be called after
  * a grace period that retires tunnels, before they are freed: it empties the rings. */
 void path_drain(struct sitd_daemon *d);
@@ -427,5 +437,6 @@ void events_sources(struct sitd_daemon *d);
 void rx_outer(struct worker *w, struct outer *o);
 void rx_ring(struct worker *w, struct outer_ring *r);
 void rx_outer_errors(struct worker *w, struct outer *o);
+void rx_ptb6(struct worker *w, struct outer *o);	/* EV_PTB6: outer.ptb_fd readable */
 
 #endif

@@ -44,6 +44,7 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 		return NULL;
 	}
 	o->kind = k;
+	o->ptb_fd = -1;
 	if (outer_is_udp(k)) {
 		o->port = c->encap_dport;
 		o->encap = c->encap;
@@ -85,6 +86,29 @@ static struct outer *outer_open(struct sitd_daemon *d, const struct sitd_conf *c
 	return o;
 }
 
+/*
+ * fou6 from other ports than encap-dport: a router's Packet Too Big about its packets
+ * reaches no socket but an ICMPv6 one (sitd_conf_needs_ptb6).  One per port, so that
+ * the port's worker reads it with the port's table; without it the path MTU stays the
+ * route's, as before, and the tunnel runs.
+ */
+static void ptb_open(struct sitd_daemon *d, const struct sitd_conf *c, struct outer *o)
+{
+	int fd = ps_icmp6_ptb_open(), e;
+
+	if (fd >= 0 && (e = worker_watch(d, o->worker, fd, EPOLLIN, o, EV_PTB6)) < 0) {
+		close(fd);
+		fd = e;
+	}
+	if (fd < 0) {
+		log_warnx("%s: no ICMPv6 socket for Packet Too Big about packets from encap-sport "
+			  "%s: %s", c->name, c->encap_sport ? "other than encap-dport" : "auto",
+			  strerror(-fd));
+		return;
+	}
+	o->ptb_fd = fd;
+}
+
 struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum outer_kind k,
 			struct outer **closing)
 {
@@ -105,6 +129,8 @@ struct outer *outer_get(struct sitd_daemon *d, const struct sitd_conf *c, enum o
 			return NULL;
 	}
 	o->refs++;
+	if (k == OUTER_UDP6 && sitd_conf_needs_ptb6(c) && o->ptb_fd < 0)
+		ptb_open(d, c, o);
 	/* Tunnels that send from the port itself share its send options. */
 	if (k == OUTER_UDP && c->encap_sport == c->encap_dport) {
 		if (o->tx_set && (o->tx_csum != c->encap_csum || o->tx_pmtudisc != c->pmtudisc)) {
@@ -154,6 +180,8 @@ void outer_put(struct sitd_daemon *d, struct outer *o, struct outer **closing)
 	if (*pp)
 		*pp = o->next;
 	worker_unwatch(d, o->worker, o->fd);
+	if (o->ptb_fd >= 0)
+		worker_unwatch(d, o->worker, o->ptb_fd);
 	if (o->ring)
 		worker_unwatch(d, o->worker, o->ring->fd);
 	o->next = *closing;
@@ -167,6 +195,8 @@ void outer_close(struct outer *o)
 		struct outer *next = o->next;
 
 		close(o->fd);
+		if (o->ptb_fd >= 0)
+			close(o->ptb_fd);
 		ring_free(o->ring);
 		free(o->table);
 		free(o->table6);

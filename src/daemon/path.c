@@ -120,8 +120,16 @@ void path_mtu_refresh(struct sitd_daemon *d, struct tunnel *t)
 	if (t->conf.outer == SITD_OUTER_IPV6) {
 		uint8_t src[16];
 
+		uint32_t learned = load_acquire(t->ptb6_mtu);
+
 		mtu = pmtu6_query(t->conf.remote6, t->conf.dev, src);
 		path_src6_set(d, t, src);
+		/* What only sitd heard (path_ptb6_learn), for as long as the kernel keeps a
+		 * learned route MTU; never raising the route's (RFC 8201 4). */
+		if (learned && now_ns() >= READ_ONCE(t->ptb6_until))
+			WRITE_ONCE(t->ptb6_mtu, 0);
+		else if (learned && (!mtu || learned < mtu))
+			mtu = learned;
 	} else {
 		mtu = pmtu_query(t->conf.local, t->conf.remote, t->conf.dev);
 	}
@@ -257,6 +265,23 @@ void path_link_mtu(struct sitd_daemon *d, unsigned ifindex, unsigned mtu)
 	d->link_mtu[k].mtu = mtu;
 	for (unsigned i = 0; i < d->n; i++)
 		path_mtu_refresh(d, d->t[i]);
+}
+
+/*
+ * fou6 from other ports than encap-dport: the router's Packet Too Big reached only sitd's
+ * ICMPv6 socket, so the route never learns it.  Kept for ip6_rt_mtu_expires (600 s,
+ * RFC 8201 4's "at least 5 minutes", 10 recommended); path_mtu_refresh takes it over the
+ * route's.  One not higher replaces it and starts its time again; a higher one is
+ * ignored while it lasts (RFC 8201 4: a Packet Too Big never raises the estimate).
+ */
+void path_ptb6_learn(struct tunnel *t, uint32_t mtu)
+{
+	uint32_t old = READ_ONCE(t->ptb6_mtu);
+
+	if (old && old < mtu && now_ns() < READ_ONCE(t->ptb6_until))
+		return;
+	WRITE_ONCE(t->ptb6_until, now_ns() + 600ull * 1000000000ull);
+	store_release(t->ptb6_mtu, mtu);
 }
 
 /*

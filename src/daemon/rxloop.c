@@ -578,6 +578,61 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 }
 
 /*
+ * An ICMPv6 error about t's outer packet quoted[0..n), judged by sitd_icmp6_err.  learn:
+ * no socket of the kernel's took it, so its route knows nothing; sitd keeps the MTU
+ * itself (path_ptb6_learn) for path_mtu_refresh to honour.
+ */
+static enum sitd_err_action err6_judge(struct worker *w, struct tunnel *t, uint8_t type,
+				       uint8_t code, uint32_t info, const uint8_t *quoted, size_t n,
+				       bool learn)
+{
+	enum sitd_err_action a;
+	struct sitd_err6 e;
+	struct sitd_stats *st = &t->rx_stats;
+	size_t len = 0;
+	uint32_t pmtu = 0;
+
+	e = (struct sitd_err6){ .type = type, .code = code, .info = info,
+				.quoted = quoted, .len = n, .dev6 = qsbr_read(t->addrs6),
+				.host6 = qsbr_read(w->d->host6),
+				/* ICMPv4 from the inner destination, never the device's own
+				 * address: written into TUN that is a martian source, which
+				 * fib_validate_source drops (doc/kernel.md) */
+				.src4 = 0,
+				.tnl_mtu = READ_ONCE(t->conf.mtu) };
+	switch ((a = sitd_icmp6_err(&t->conf, &e, w->relay, sizeof(w->relay), &len, &pmtu))) {
+	case ERR_NOT_OURS:
+	case ERR_IGNORE:
+		return a;
+	case ERR_DECLINED:
+		STAT_INC(st->err_received);
+		STAT_INC(st->tx_icmp_declined);
+		return a;
+	case ERR_PMTU:
+		STAT_INC(st->err_received);
+		STAT_INC(st->err_frag_needed);
+		if (learn && pmtu)
+			path_ptb6_learn(t, pmtu);
+		if (pmtu && pmtu < path_mtu_get(t))
+			WRITE_ONCE(t->path_mtu, pmtu);
+		path_mtu_stale(w, t, 0);
+		if (len)
+			relay_write(w, t, len);
+		return a;
+	case ERR_DAMP:
+		STAT_INC(st->err_received);
+		STAT_INC(st->err_damped);
+		damper_note(&t->damper, now_ns());
+		return a;
+	case ERR_RELAY:
+		STAT_INC(st->err_received);
+		relay_write(w, t, len);
+		return a;
+	}
+	return a;
+}
+
+/*
  * ICMPv6 errors about our IPv6 outer packets (IPV6_RECVERR), quoted from the outer
  * header on (IPV6_HDRINCL on the receive socket), judged as ip6_tnl_err does.  The kernel
  * has applied Packet Too Big to its route (rawv6_err -> ip6_sk_update_pmtu); sitd takes
@@ -587,54 +642,14 @@ static void rx_raw_error(struct worker *w, const struct sitd_table *tab,
 static void rx_raw6_error(struct worker *w, const struct sitd_table6 *tab,
 			  const struct sock_extended_err *ee, size_t n)
 {
-	struct sitd_err6 e;
-	struct sitd_stats *st;
 	struct tunnel *t;
-	size_t len = 0;
-	uint32_t pmtu = 0;
 
 	if (ee->ee_origin != SO_EE_ORIGIN_ICMP6 || n < IPV6_HDR_LEN || ip_version(w->errpkt) != 6)
 		return;
 	/* Which tunnel sent it: the quoted outer header, from local to remote. */
 	t = sitd_table6_lookup(tab, w->errpkt + IP6_DST, w->errpkt + IP6_SRC, w->err_ifindex);
-	if (!t)
-		return;
-	st = &t->rx_stats;
-	e = (struct sitd_err6){ .type = ee->ee_type, .code = ee->ee_code, .info = ee->ee_info,
-				.quoted = w->errpkt, .len = n, .dev6 = qsbr_read(t->addrs6),
-				.host6 = qsbr_read(w->d->host6),
-				/* ICMPv4 from the inner destination, never the device's own
-				 * address: written into TUN that is a martian source, which
-				 * fib_validate_source drops (doc/kernel.md) */
-				.src4 = 0,
-				.tnl_mtu = READ_ONCE(t->conf.mtu) };
-	switch (sitd_icmp6_err(&t->conf, &e, w->relay, sizeof(w->relay), &len, &pmtu)) {
-	case ERR_NOT_OURS:
-	case ERR_IGNORE:
-		return;
-	case ERR_DECLINED:
-		STAT_INC(st->err_received);
-		STAT_INC(st->tx_icmp_declined);
-		return;
-	case ERR_PMTU:
-		STAT_INC(st->err_received);
-		STAT_INC(st->err_frag_needed);
-		if (pmtu && pmtu < path_mtu_get(t))
-			WRITE_ONCE(t->path_mtu, pmtu);
-		path_mtu_stale(w, t, 0);
-		if (len)
-			relay_write(w, t, len);
-		return;
-	case ERR_DAMP:
-		STAT_INC(st->err_received);
-		STAT_INC(st->err_damped);
-		damper_note(&t->damper, now_ns());
-		return;
-	case ERR_RELAY:
-		STAT_INC(st->err_received);
-		relay_write(w, t, len);
-		return;
-	}
+	if (t)
+		err6_judge(w, t, ee->ee_type, ee->ee_code, ee->ee_info, w->errpkt, n, false);
 }
 
 /*
@@ -656,6 +671,52 @@ static void rx_udp6_error(struct worker *w, const struct sitd_table6 *tab,
 
 		STAT_INC(t->rx_stats.err_frag_needed);
 		path_mtu_stale(w, t, 0);
+	}
+}
+
+/*
+ * fou6 from other ports than encap-dport: a Packet Too Big from the port's ICMPv6 socket
+ * (sitd_ptb6_parse), about a packet from one of the port's tunnels, judged as one
+ * IPV6_RECVERR gave (ip6_tnl_err): the path MTU learned and the inner sender told from
+ * the first error.  Every copy of every other Packet Too Big the host receives comes
+ * here too (one socket per port), each counted as a drop of the worker's.
+ */
+void rx_ptb6(struct worker *w, struct outer *o)
+{
+	const struct sitd_table6 *tab = qsbr_read(o->table6);
+
+	for (unsigned b = 0; b < RX_BUDGET; b++) {
+		int n;
+
+		rx_msgs_init(w);
+		n = recvmmsg(o->ptb_fd, w->rmsgs, RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			return;
+		for (int i = 0; i < n; i++) {
+			struct sitd_ptb6 p;
+			struct tunnel *t;
+			int why = sitd_ptb6_parse(w->bufs[i], w->rmsgs[i].msg_len, &p);
+
+			if (why) {
+				STAT_INC(w->stats.drop[why]);
+				continue;
+			}
+			if (p.dport != o->port) {
+				STAT_DROP(&w->stats, ptb6_wrong_port);
+				continue;
+			}
+			t = tab ? sitd_table6_lookup(tab, p.quoted + IP6_DST, p.quoted + IP6_SRC, 0) : NULL;
+			if (!t) {
+				STAT_DROP(&w->stats, ptb6_no_tunnel);
+				continue;
+			}
+			/* The addresses are a tunnel's, but not its mode's or port's packet. */
+			if (err6_judge(w, t, ICMP6_PACKET_TOO_BIG, 0, p.mtu, p.quoted, p.len, true) ==
+			    ERR_NOT_OURS)
+				STAT_DROP(&w->stats, ptb6_no_tunnel);
+		}
+		if (n < RX_BATCH)
+			return;
 	}
 }
 

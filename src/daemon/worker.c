@@ -99,6 +99,9 @@ static void *worker_main(void *arg)
 			case EV_UDPERR:
 				tx_udp_errors(w, p);
 				break;
+			case EV_PTB6:
+				rx_ptb6(w, p);
+				break;
 			case EV_KA:
 				keepalive_send(w, p);
 				break;

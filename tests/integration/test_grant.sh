@@ -48,10 +48,19 @@ teardown
 
 # fou6 (FOU over IPv6): the port's UDPv6 socket and the IPv6 raw send socket per worker,
 # which the core's whole packets go through; no raw6 41 receive socket, no UDP send socket.
+# With encap-sport auto (the default) one ICMPv6 socket (raw6 58) for the Packet Too Big
+# no UDP socket is given; with encap-sport = encap-dport the port's socket hears them.
 setup_pair6
 start_sitd "$NS_A" fou6-a -w 2 t6 mode ip6ip6 remote $B6U local $A6U encap fou encap-dport 5555
 PID_A=$LAST_PID
-expect_eq "fou6: udp6 on port 5555 and raw6 255 per worker, no raw6 41" \
+expect_eq "fou6: udp6 on port 5555, raw6 255 per worker, raw6 58 (Packet Too Big), no raw6 41" \
+	"$(sockets "$PID_A")" "raw 255 x2,raw6 255 x2,raw6 58 x1,udp6 5555 x1"
+teardown
+setup_pair6
+start_sitd "$NS_A" fou6-a -w 2 t6 mode ip6ip6 remote $B6U local $A6U encap fou encap-sport 5555 \
+	encap-dport 5555
+PID_A=$LAST_PID
+expect_eq "fou6, encap-sport = encap-dport: no ICMPv6 socket" \
 	"$(sockets "$PID_A")" "raw 255 x2,raw6 255 x2,udp6 5555 x1"
 teardown
 

@@ -7,6 +7,11 @@
 # left inside, 1400 - 40 - 8 = 1352 (the IPv6 header and the Tunnel Encapsulation Limit
 # option, ip6_tnl_xmit): ICMPv6 Packet Too Big for IPv6 inside, Fragmentation Needed for
 # IPv4 inside (ipxip6_tnl_xmit), seen by ping -M do and on A's TUN device.
+# Then fou6 with `encap-sport auto` (ip6ip6 over fou, ipip6 over gue): R's Packet Too Big
+# quotes a UDP packet from a port no socket owns, so only sitd's ICMPv6 socket hears it
+# (PRIV_ICMP6_PTB_OPEN): the very first oversized DF ping is answered with the MTU left
+# inside, 1400 - 48 - 8 = 1344 (fou) or 1340 (gue), A's path MTU is 1400 while its
+# kernel's route learned nothing, and a DF ping that fits and 200 MB of TCP pass after.
 TUN=${TUN:-ip6tnl1}
 . "$(dirname "$0")/lib.sh"
 require_root ping socat sha256sum ss jq tshark
@@ -95,6 +100,49 @@ for mode in ip6ip6 ipip6; do
 		check "$mode: a $INNER_MTU-byte ping with DF passes" \
 			quiet na ping -4 -c 2 -i 0.3 -M do -s $((INNER_MTU - 28)) -W 2 -q $B4IN
 	fi
+	teardown
+done
+
+# fou6 / gue6 with encap-sport auto (the default).
+for encap in fou gue; do
+	if [ $encap = fou ]; then mode=ip6ip6 eh=8; else mode=ipip6 eh=12; fi
+	inner=$((1400 - 48 - eh)) dev_mtu=$((1500 - 48 - eh))
+	name="$mode over $encap, encap-sport auto"
+	setup_routed6 1400
+	setup_tunnel6 "$mode" encap $encap encap-dport 5555
+	nb ip link set "$TUN" mtu $dev_mtu
+	expect_eq "$name: A's device MTU over a 1500 link (1500 - 48 - $eh)" \
+		"$(ip -n "$NS_A" -o link show "$TUN" | grep -o 'mtu [0-9]*' | cut -d' ' -f2)" $dev_mtu
+	# The first packet into the tunnel: it fits the device, not the path; R's error is
+	# the first sitd hears of the path.
+	if [ $mode = ip6ip6 ]; then
+		out=$(na ping -6 -c 1 -M do -s $((dev_mtu - 48)) -W 2 $FRESH6 2>&1)
+		echo "$out" | grep -i 'too big' | sed 's/^/  # /'
+		check "$name: the first DF ping of $dev_mtu gets Packet too big with mtu=$inner" \
+			grep -q "Packet too big: mtu=$inner\b" <<<"$out"
+	else
+		out=$(na ping -4 -c 1 -M do -s $((dev_mtu - 28)) -W 2 $FRESH4 2>&1)
+		echo "$out" | grep -i 'frag' | sed 's/^/  # /'
+		check "$name: the first DF ping of $dev_mtu gets Frag needed with mtu = $inner" \
+			grep -q "Frag needed and DF set (mtu = $inner)" <<<"$out"
+	fi
+	expect_eq "$name: R's error relayed by sitd (err_relayed)" "$(ctr "$PID_A" err_relayed)" 1
+	expect_ge "$name: ... counted as a path MTU error" "$(ctr "$PID_A" err_frag_needed)" 1
+	sleep 0.5	# the control thread reads the path again (path_drain)
+	expect_eq "$name: A's path MTU is 1400, learned by sitd" "$(ctr "$PID_A" path_mtu)" 1400
+	check "$name: ... which A's kernel route never learned (no socket owns the source port)" \
+		bash -c "! ip -n $NS_A -6 route get $B6U | grep -q 'mtu 1400'"
+	if [ $mode = ip6ip6 ]; then
+		check "$name: a $inner-byte ping with DF passes" \
+			quiet na ping -6 -c 2 -i 0.3 -M do -s $((inner - 48)) -W 2 -q $B6
+		addr=$B6
+	else
+		check "$name: a $inner-byte ping with DF passes" \
+			quiet na ping -4 -c 2 -i 0.3 -M do -s $((inner - 28)) -W 2 -q $B4IN
+		addr=$B4IN
+	fi
+	check "$name: 200 MB from A to B through R at 1400, sha256 equal" transfer "$addr"
+	expect_eq "$name: the path MTU still 1400 after it" "$(ctr "$PID_A" path_mtu)" 1400
 	teardown
 done
 finish
