@@ -45,7 +45,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
 
 .PHONY: all install bench-tools integration-plain integration-asan unit unit-asan fuzz fuzz-build integration check clean sitd-asan lint
 all: $(O)/sitd
-bench-tools: $(O)/blast $(O)/sitd
+bench-tools: $(O)/blast $(O)/sendpath $(O)/sitd
 
 $(O)/sitd: $(CORE_OBJS) $(APP_OBJS)
 	$(call say,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread -lmnl -lcap -lseccomp
@@ -112,6 +112,11 @@ integration-asan: $(O)/asan/sitd
 
 # The benchmark's raw-socket ceiling (bench/run.sh).
 $(O)/blast: bench/blast.c
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+# What one outer packet costs each way of sending it (bench/sendpath.sh).
+$(O)/sendpath: bench/sendpath.c
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
