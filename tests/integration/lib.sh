@@ -443,6 +443,18 @@ transfer_bg() {
 	done
 }
 
+# drops_but_tx_mode PID: every drop of sitd PID but tx_mode, its tunnels' from one
+# snapshot.  A device carrying one inner family drops its own host's packets of the other
+# (MLD, router solicitations through ipip or ipip6) as tx_mode at any moment.
+drops_but_tx_mode() {
+	local t p
+	t=$("$SITD" -S "$(sock_of "$1")" show -s -j |
+		jq '[.[].stats.drops | to_entries[] | select(.key != "tx_mode") | .value] | add // 0') ||
+		return 1
+	p=$("$SITD" -S "$(sock_of "$1")" status -j | jq '[.drops[]] | add') || return 1
+	echo $((t + p))
+}
+
 # Sum of every drop counter of sitd PID: its tunnels' and the process's.
 drops_total() {
 	local pid=$1 t p

@@ -23,23 +23,13 @@ make_data 200
 tunnel6() {
 	setup_tunnel6_any_b "$@"
 	# Before both devices were up, one end's MLD may have met the other's down device.
-	D0_A=$(other_drops "$PID_A")
-	D0_B=$(other_drops "$PID_B")
-}
-
-# other_drops PID: every drop but tx_mode, the inner IPv6 (MLD, RS) an ipip6 device does
-# not carry, which goes on while the test runs: one snapshot of each, so no race.
-other_drops() {
-	local t p
-	t=$("$SITD" -S "$(sock_of "$1")" show -s -j |
-		jq '[.[].stats.drops | to_entries[] | select(.key != "tx_mode") | .value] | add // 0')
-	p=$("$SITD" -S "$(sock_of "$1")" status -j | jq '[.drops[]] | add')
-	echo $((t + p))
+	D0_A=$(drops_but_tx_mode "$PID_A")
+	D0_B=$(drops_but_tx_mode "$PID_B")
 }
 
 no_drops() {	# no_drops NAME: nothing else dropped at either end since tunnel6
-	expect_eq "$1: no drop at A" "$(( $(other_drops "$PID_A") - D0_A ))" 0
-	expect_eq "$1: no drop at B" "$(( $(other_drops "$PID_B") - D0_B ))" 0
+	expect_eq "$1: no drop at A" "$(( $(drops_but_tx_mode "$PID_A") - D0_A ))" 0
+	expect_eq "$1: no drop at B" "$(( $(drops_but_tx_mode "$PID_B") - D0_B ))" 0
 }
 
 for encap in fou gue; do

@@ -42,17 +42,6 @@ drops_base() {
 	O0_B=$(drops_but_tx_mode "$PID_B")
 }
 
-# Every drop of sitd PID but tx_mode, the tunnel's from one snapshot: B's own MLD and
-# router solicitations are dropped as tx_mode at any moment, also between two reads.
-drops_but_tx_mode() {
-	local t p
-	t=$("$SITD" -S "$(sock_of "$1")" show -s -j |
-		jq '[.[].stats.drops | to_entries[] | select(.key != "tx_mode") | .value] | add // 0') ||
-		return 1
-	p=$("$SITD" -S "$(sock_of "$1")" status -j | jq '[.drops[]] | add') || return 1
-	echo $((t + p))
-}
-
 no_drops() {	# no_drops NAME: nothing dropped at either end since drops_base
 	expect_eq "$1: no drop at A [$(drops_named "$PID_A")]" "$(( $(drops_total "$PID_A") - D0_A ))" 0
 	expect_eq "$1: no drop at B [$(drops_named "$PID_B")]" "$(( $(drops_total "$PID_B") - D0_B ))" 0
