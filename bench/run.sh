@@ -36,7 +36,8 @@
 # veth-p4 and sit-p4 (iperf3 -P 4); ip6ip6-on, ip6ip6-off (ethtool tso off) and ipip6-on
 # (ip6tnl: the same tunnels over an IPv6-only veth underlay, setup_pair6 in lib.sh, with
 # the default Tunnel Encapsulation Limit option, 48 bytes a packet; ip6ip6-nolim: with
-# encaplimit none, 40), each with a ratio
+# encaplimit none, 40); sit-gw, ip6ip6-gw, ipip6-gw (each remote through a gateway
+# route, not on the link), each with a ratio
 # to the sit row of the same run (target >= 0.9).  The last column is the machine's idle share during
 # the runs (median): near 0 %, the machine, not the path, is the limit.
 set -u
@@ -173,6 +174,18 @@ row_ip6ip6-nolim() { UNDERLAY6=1 sitd_row ip6ip6 $B6 encaplimit none; }
 row_ip6ip6-pkt() { UNDERLAY6=1 SITD_OPTS="-T packet" sitd_row ip6ip6 $B6; }
 row_ip6ip6-pkt-off() { UNDERLAY6=1 SITD_OPTS="-T packet" sitd_row ip6ip6 $B6 -- tso off; }
 row_ipip6-pkt() { UNDERLAY6=1 SITD_OPTS="-T packet" sitd_row ipip6 $B4IN; }
+# Each end's remote through a gateway route (the address itself), as most remotes are
+# reached: the HDRINCL sends take the per-CPU route, not a clone per packet
+# (ip6_pol_route, __mkroute_output; bench/sendpath.sh GW=1).
+row_sit-gw() { UNDERLAY='na ip route add $B4/32 via $B4 dev va; nb ip route add $A4/32 via $A4 dev vb' sitd_row sit $B6; }
+row_ip6ip6-gw() {
+	UNDERLAY6=1 UNDERLAY='na ip -6 route add $B6U/128 via $B6U dev va; nb ip -6 route add $A6U/128 via $A6U dev vb' \
+		sitd_row ip6ip6 $B6
+}
+row_ipip6-gw() {
+	UNDERLAY6=1 UNDERLAY='na ip -6 route add $B6U/128 via $B6U dev va; nb ip -6 route add $A6U/128 via $A6U dev vb' \
+		sitd_row ipip6 $B4IN
+}
 # -T packet at both ends: outer packets as Ethernet frames through AF_PACKET.
 row_sit-pkt() { SITD_OPTS="-T packet" sitd_row sit $B6; }
 row_sit-pkt-off() { SITD_OPTS="-T packet" sitd_row sit $B6 -- tso off; }
@@ -301,6 +314,8 @@ declare -A LABEL=(
 	[ipip6-on]="sitd ipip6, TSO on" [ip6ip6-nolim]="sitd ip6ip6, TSO on, encaplimit none"
 	[ip6ip6-pkt]="sitd ip6ip6, TSO on, -T packet" [ip6ip6-pkt-off]="sitd ip6ip6, TSO off, -T packet"
 	[ipip6-pkt]="sitd ipip6, TSO on, -T packet"
+	[sit-gw]="sitd sit, TSO on, via a gateway" [ip6ip6-gw]="sitd ip6ip6, TSO on, via a gateway"
+	[ipip6-gw]="sitd ipip6, TSO on, via a gateway"
 )
 declare -A MED CPU
 {
@@ -339,6 +354,8 @@ both_rows ip6ip6-on sit-on && echo "ip6ip6 TSO on / sit TSO on:      $(ratio ip6
 both_rows ip6ip6-nolim sit-on && echo "ip6ip6 encaplimit none / sit:    $(ratio ip6ip6-nolim sit-on)"
 both_rows ip6ip6-off sit-off && echo "ip6ip6 TSO off / sit TSO off:    $(ratio ip6ip6-off sit-off)   (target >= 0.90)"
 both_rows ipip6-on sit-on && echo "ipip6 TSO on / sit TSO on:       $(ratio ipip6-on sit-on)   (target >= 0.90)"
+both_rows ip6ip6-gw sit-gw && echo "ip6ip6 / sit, via a gateway:     $(ratio ip6ip6-gw sit-gw)   (target >= 0.90)"
+both_rows ipip6-gw sit-gw && echo "ipip6 / sit, via a gateway:      $(ratio ipip6-gw sit-gw)   (target >= 0.90)"
 both_rows ipip6-on ipip-on && echo "ipip6 TSO on / ipip TSO on:      $(ratio ipip6-on ipip-on)   (target >= 0.90)"
 both_rows ip6ip6-pkt sit-pkt && echo "ip6ip6 -T packet / sit -T packet: $(ratio ip6ip6-pkt sit-pkt)   (target >= 0.90)"
 both_rows ip6ip6-pkt sit-on && echo "ip6ip6 -T packet / sit (raw):    $(ratio ip6ip6-pkt sit-on)"
