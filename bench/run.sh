@@ -314,8 +314,8 @@ declare -A LABEL=(
 	[ipip6-on]="sitd ipip6, TSO on" [ip6ip6-nolim]="sitd ip6ip6, TSO on, encaplimit none"
 	[ip6ip6-pkt]="sitd ip6ip6, TSO on, -T packet" [ip6ip6-pkt-off]="sitd ip6ip6, TSO off, -T packet"
 	[ipip6-pkt]="sitd ipip6, TSO on, -T packet"
-	[sit-gw]="sitd sit, TSO on, via a gateway" [ip6ip6-gw]="sitd ip6ip6, TSO on, via a gateway"
-	[ipip6-gw]="sitd ipip6, TSO on, via a gateway"
+	[sit-gw]="sitd sit, TSO on, gateway" [ip6ip6-gw]="sitd ip6ip6, TSO on, gateway"
+	[ipip6-gw]="sitd ipip6, TSO on, gateway"
 )
 declare -A MED CPU
 {
