@@ -219,6 +219,22 @@ static inline void pg_ip6_dstopts(uint8_t *p, uint8_t nxt, unsigned len)
 }
 
 /*
+ * The 8-byte Destination Options header ip6_tnl_xmit writes: the Tunnel Encapsulation
+ * Limit option (RFC 2473 4.1.1, type 4, length 1) and a PadN of one byte.
+ */
+static inline void pg_ip6_enc_lim(uint8_t *p, uint8_t nxt, uint8_t limit)
+{
+	p[0] = nxt;
+	p[1] = 0;
+	p[2] = 4;
+	p[3] = 1;
+	p[4] = limit;
+	p[5] = 1;	/* PadN */
+	p[6] = 1;
+	p[7] = 0;
+}
+
+/*
  * TCP header (RFC 9293 3.1), checksum zero, with optlen bytes of options (a multiple of
  * 4, at most 40): NOP NOP Timestamps (RFC 7323 3) when 12 or more, NOPs for the rest.
  * Returns the header length.

@@ -49,18 +49,8 @@ static size_t mk_quote(unsigned version, size_t ilen, int limit)
 	inner_len = n;
 	pg_ip6(buf, 0, 0, (uint16_t)(hl - 40 + n), limit >= 0 ? PG_PROTO_DSTOPTS : (version == 6 ? 41 : 4),
 	       64, LOCAL6, REMOTE6);
-	if (limit >= 0) {
-		uint8_t *d = buf + 40;
-
-		d[0] = version == 6 ? 41 : 4;
-		d[1] = 0;
-		d[2] = 4;
-		d[3] = 1;
-		d[4] = (uint8_t)limit;
-		d[5] = 1;	/* PadN */
-		d[6] = 1;
-		d[7] = 0;
-	}
+	if (limit >= 0)
+		pg_ip6_enc_lim(buf + 40, version == 6 ? 41 : 4, (uint8_t)limit);
 	return hl + n;
 }
 

@@ -58,18 +58,8 @@ static size_t mk_ptb(uint32_t mtu, unsigned version, size_t ilen, int limit, uin
 	pg_put32(msg + 4, mtu);
 	pg_ip6(q, 0, 0, (uint16_t)(hl - 40 + ul + n), limit >= 0 ? PG_PROTO_DSTOPTS : 17, 64, LOCAL6,
 	       REMOTE6);
-	if (limit >= 0) {
-		uint8_t *d = q + 40;
-
-		d[0] = 17;
-		d[1] = 0;
-		d[2] = 4;
-		d[3] = 1;
-		d[4] = (uint8_t)limit;
-		d[5] = 1;	/* PadN */
-		d[6] = 1;
-		d[7] = 0;
-	}
+	if (limit >= 0)
+		pg_ip6_enc_lim(q + 40, 17, (uint8_t)limit);
 	pg_put16(q + hl, SPORT);
 	pg_put16(q + hl + 2, dport);
 	pg_put16(q + hl + 4, (uint16_t)(ul + n));
