@@ -443,6 +443,17 @@ transfer_bg() {
 	done
 }
 
+# wait_ok SECONDS CMD...: until CMD succeeds, tried every 0.1 s; 1 if it never did.
+wait_ok() {
+	local n=$(($1 * 10))
+	shift
+	for _ in $(seq "$n"); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # drops_but_tx_mode PID: every drop of sitd PID but tx_mode, its tunnels' from one
 # snapshot.  A device carrying one inner family drops its own host's packets of the other
 # (MLD, router solicitations through ipip or ipip6) as tx_mode at any moment.

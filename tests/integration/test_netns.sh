@@ -28,17 +28,6 @@ EOF
 	chmod 644 "$LOGDIR/a.conf"
 }
 
-# wait_for SECONDS CMD...: until CMD succeeds.
-wait_for() {
-	local n=$(($1 * 10))
-	shift
-	for _ in $(seq "$n"); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 nc_() { ip netns exec "$NS_C" "$@"; }
 ifindex() { ip -n "$1" -o link show "$2" 2>/dev/null | cut -d: -f1; }
 status() { "$SITD" -S "$(sock_of "$PID_A")" status -j | jq ".$1"; }
@@ -58,11 +47,11 @@ start_sitd "$NS_A" sitd-a -c "$LOGDIR/a.conf"
 PID_A=$LAST_PID
 start_sitd "$NS_B" sitd-b -c "$LOGDIR/b.conf"
 
-check "sit1's device is in C" wait_for 1 ip -n "$NS_C" link show sit1
+check "sit1's device is in C" wait_ok 1 ip -n "$NS_C" link show sit1
 check "... not in A, where sitd runs" bash -c "! ip -n $NS_A link show sit1 >/dev/null 2>&1"
 expect_eq "C has no underlay: lo and sit1 only" "$(ip -n "$NS_C" -o link show | awk -F': ' '{ print $2 }' | sort | paste -sd,)" "lo,sit1"
 check "... and its address from the stanza" bash -c "ip -n $NS_C -6 addr show dev sit1 | grep -q $A6/64"
-check "C pings B through sit1" wait_for 5 nc_ ping -6 -c 1 -W 1 -q $B6
+check "C pings B through sit1" wait_ok 5 nc_ ping -6 -c 1 -W 1 -q $B6
 check "A's ipip1 pings B" na ping -c 2 -i 0.2 -W 2 -q $B4IN
 expect_eq "show -j says where the device lives" "$(show_of netns)" "$NS_C"
 check "show's text too" bash -c "'$SITD' -S '$(sock_of "$PID_A")' show | grep -q '^sit1:.* netns $NS_C'"
@@ -81,18 +70,18 @@ NS_A=$NS_C check "200 MB over TCP from C to B through sit1: sha256 intact" trans
 # Restart: SIGTERM keeps the device, in C; the next sitd takes it over, ifindex and all.
 idx=$(ifindex "$NS_C" sit1)
 kill -TERM "$PID_A"
-wait_for 5 bash -c "! kill -0 $PID_A 2>/dev/null"
-check "after SIGTERM the device stays in C" wait_for 1 ip -n "$NS_C" link show sit1
+wait_ok 5 bash -c "! kill -0 $PID_A 2>/dev/null"
+check "after SIGTERM the device stays in C" wait_ok 1 ip -n "$NS_C" link show sit1
 start_sitd "$NS_A" sitd-a2 -c "$LOGDIR/a.conf"
 PID_A=$LAST_PID
 expect_eq "restarted, sitd took the device in C over: same ifindex" "$(ifindex "$NS_C" sit1)" "$idx"
 check "... and said so" grep -q 'sit1.*device taken over' "$(log_of "$PID_A")"
-check "... and C pings B again" wait_for 5 nc_ ping -6 -c 1 -W 1 -q $B6
+check "... and C pings B again" wait_ok 5 nc_ ping -6 -c 1 -W 1 -q $B6
 expect_eq "no namespace lost yet" "$(status netns_lost)" 0
 
 # The container stops: C deleted.  sit1 down, counted, logged; ipip1 goes on.
 ip netns del "$NS_C"
-check "C gone: counted" wait_for 5 bash -c "[ \"\$('$SITD' -S '$(sock_of "$PID_A")' status -j | jq .netns_lost)\" = 1 ]"
+check "C gone: counted" wait_ok 5 bash -c "[ \"\$('$SITD' -S '$(sock_of "$PID_A")' status -j | jq .netns_lost)\" = 1 ]"
 expect_eq "... sit1 shown as gone" "$(show_of netns_gone)" true
 check "... and logged" grep -q 'netns .* is gone' "$(log_of "$PID_A")"
 check "... sitd alive" kill -0 "$PID_A"
@@ -101,8 +90,8 @@ check "... while B's sit1 packets find no tunnel up in A" bash -c "! ip netns ex
 
 # It comes back (a new namespace of the same name): sit1 is made in it, by itself.
 new_c
-check "C back: sit1's device made in it by itself" wait_for 5 ip -n "$NS_C" link show sit1
-check "... pinging B" wait_for 5 nc_ ping -6 -c 1 -W 1 -q $B6
+check "C back: sit1's device made in it by itself" wait_ok 5 ip -n "$NS_C" link show sit1
+check "... pinging B" wait_ok 5 nc_ ping -6 -c 1 -W 1 -q $B6
 expect_eq "... counted back" "$(status netns_back)" 1
 expect_eq "... no longer shown gone" "$(show_of netns_gone)" null
 
@@ -114,9 +103,9 @@ DPID=$!
 conf "$DPID"
 out=$(na "$SITD" -S "$(sock_of "$PID_A")" reload 2>&1)
 expect_eq "reload with sit1 in netns PID (D)" "$out" ok
-check "sit1 moved: in D" wait_for 1 ip -n "$NS_D" link show sit1
+check "sit1 moved: in D" wait_ok 1 ip -n "$NS_D" link show sit1
 check "... gone from C" bash -c "! ip -n $NS_C link show sit1 >/dev/null 2>&1"
-check "... D pings B" wait_for 5 ip netns exec "$NS_D" ping -6 -c 1 -W 1 -q $B6
+check "... D pings B" wait_ok 5 ip netns exec "$NS_D" ping -6 -c 1 -W 1 -q $B6
 expect_eq "... show says so" "$(show_of netns)" "$DPID"
 kill "$DPID" 2>/dev/null
 wait "$DPID" 2>/dev/null

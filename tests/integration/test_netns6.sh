@@ -39,23 +39,13 @@ EOF
 	chmod 644 "$LOGDIR/a.conf"
 }
 
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	for _ in $(seq "$n"); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 nc_() { ip netns exec "$NS_C" "$@"; }
 ifindex() { ip -n "$1" -o link show "$2" 2>/dev/null | cut -d: -f1; }
 status() { "$SITD" -S "$(sock_of "$PID_A")" status -j | jq ".$1"; }
 show_of() { "$SITD" -S "$(sock_of "$PID_A")" show -j | jq -r ".[] | select(.ifname == \"$1\") | .$2"; }
 both_ping() {	# both_ping WHAT NS: NS pings B over both tunnels, B pings NS
-	check "$1: pings B through t6 (ip6ip6)" wait_for 5 ip netns exec "$2" ping -6 -c 1 -W 1 -q $B6
-	check "$1: pings B through t4 (ipip6)" wait_for 5 ip netns exec "$2" ping -4 -c 1 -W 1 -q $B4IN
+	check "$1: pings B through t6 (ip6ip6)" wait_ok 5 ip netns exec "$2" ping -6 -c 1 -W 1 -q $B6
+	check "$1: pings B through t4 (ipip6)" wait_ok 5 ip netns exec "$2" ping -4 -c 1 -W 1 -q $B4IN
 	check "$1: B pings it through t6" nb ping -6 -c 2 -i 0.2 -W 2 -q $A6
 	check "$1: B pings it through t4" nb ping -4 -c 2 -i 0.2 -W 2 -q $A4IN
 }
@@ -78,8 +68,8 @@ PID_A=$LAST_PID
 start_sitd "$NS_B" sitd-b -c "$LOGDIR/b.conf"
 PID_B=$LAST_PID
 
-check "t6's device is in C" wait_for 1 ip -n "$NS_C" link show t6
-check "t4's device is in C" wait_for 1 ip -n "$NS_C" link show t4
+check "t6's device is in C" wait_ok 1 ip -n "$NS_C" link show t6
+check "t4's device is in C" wait_ok 1 ip -n "$NS_C" link show t4
 check "... neither in A, where sitd runs" bash -c "! ip -n $NS_A link show t6 >/dev/null 2>&1 && ! ip -n $NS_A link show t4 >/dev/null 2>&1"
 idxx=$(ifindex "$NS_A" x)
 expect_eq "x's ifindex in A is t4's in C" "$idxx" "$(ifindex "$NS_C" t4)"
@@ -106,7 +96,7 @@ NS_A=$NS_C check "100 MB over TCP from C to B through t4 (ipip6): sha256 intact"
 idx6=$(ifindex "$NS_C" t6)
 idx4=$(ifindex "$NS_C" t4)
 kill -TERM "$PID_A"
-wait_for 5 bash -c "! kill -0 $PID_A 2>/dev/null"
+wait_ok 5 bash -c "! kill -0 $PID_A 2>/dev/null"
 check "after SIGTERM both devices stay in C" bash -c "ip -n $NS_C link show t6 && ip -n $NS_C link show t4"
 start_sitd "$NS_A" sitd-a2 -c "$LOGDIR/a.conf"
 PID_A=$LAST_PID
@@ -118,13 +108,13 @@ NS_A=$NS_C check "... and 100 MB through t6 again" transfer $B6 5004
 
 # C deleted: both down, counted; sitd alive.  C again: both back in it, by themselves.
 ip netns del "$NS_C"
-check "C gone: both counted" wait_for 5 bash -c "[ \"\$('$SITD' -S '$(sock_of "$PID_A")' status -j | jq .netns_lost)\" = 2 ]"
+check "C gone: both counted" wait_ok 5 bash -c "[ \"\$('$SITD' -S '$(sock_of "$PID_A")' status -j | jq .netns_lost)\" = 2 ]"
 expect_eq "... t6 shown as gone" "$(show_of t6 netns_gone)" true
 expect_eq "... t4 too" "$(show_of t4 netns_gone)" true
 check "... sitd alive" kill -0 "$PID_A"
 ns6_add "$NS_C"
-check "C back: t6 made in it by itself" wait_for 5 ip -n "$NS_C" link show t6
-check "... and t4" wait_for 5 ip -n "$NS_C" link show t4
+check "C back: t6 made in it by itself" wait_ok 5 ip -n "$NS_C" link show t6
+check "... and t4" wait_ok 5 ip -n "$NS_C" link show t4
 expect_eq "... counted back" "$(status netns_back)" 2
 both_ping "C back" "$NS_C"
 
@@ -133,7 +123,7 @@ ns6_add "$NS_D"
 conf "$NS_D"
 out=$(na "$SITD" -S "$(sock_of "$PID_A")" reload 2>&1)
 expect_eq "reload with both in netns D" "$out" ok
-check "moved: t6 and t4 in D" wait_for 2 bash -c "ip -n $NS_D link show t6 && ip -n $NS_D link show t4"
+check "moved: t6 and t4 in D" wait_ok 2 bash -c "ip -n $NS_D link show t6 && ip -n $NS_D link show t4"
 check "... gone from C" bash -c "! ip -n $NS_C link show t6 >/dev/null 2>&1 && ! ip -n $NS_C link show t4 >/dev/null 2>&1"
 # Two devices removed at once go in one link group (daemon/tunnel.c devices_purge), by
 # ifindex in sitd's namespace: never a netns device's, which would be x's number here.
